@@ -1,0 +1,71 @@
+//! Error replies: every failure is `{"error": {"code", "message"}}` with the code's HTTP status.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use tenure::protocol::{ErrorCode, ErrorReply};
+
+use crate::store::StoreError;
+
+/// A request that failed, with its stable code and a human-readable message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The stable code; it determines the HTTP status.
+    pub code: ErrorCode,
+    /// The explanation shown to the caller.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::RequestIdReused => ApiError::new(
+                ErrorCode::RequestIdReused,
+                "this requestId was already used for a different request; use a fresh id",
+            ),
+            StoreError::TokenExhausted => ApiError::new(
+                ErrorCode::TokenExhausted,
+                "the resource's token counter reached 2^53-1; it can make no more grants",
+            ),
+            StoreError::NoSuchItem => {
+                ApiError::new(ErrorCode::NoSuchItem, "the queue has no item with that id")
+            }
+            StoreError::StaleClaim(why) => ApiError::new(ErrorCode::StaleClaim, why),
+            StoreError::Storage(e) => {
+                tracing::error!(error = %e, "storage failed");
+                ApiError::new(
+                    ErrorCode::StorageUnavailable,
+                    "storage failed; the request had no effect",
+                )
+            }
+            e @ (StoreError::Corrupt(_) | StoreError::Poisoned) => {
+                tracing::error!(error = %e, "internal failure");
+                ApiError::new(ErrorCode::Internal, "internal failure")
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.code.http_status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (status, Json(ErrorReply::new(self.code, self.message))).into_response();
+        if self.code == ErrorCode::Unauthorized {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

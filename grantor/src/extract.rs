@@ -1,0 +1,449 @@
+//! Request parsing that answers every malformed request with a protocol error code, instead of
+//! the framework's plain-text rejections.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Query, Request};
+use axum::http::header;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tenure::protocol::{
+    is_valid_name, ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, FailRequest,
+    FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest,
+    QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, MAX_ATTEMPTS,
+    MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_HOLDER_LEN, MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS,
+    MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN, MAX_WORKER_LEN,
+};
+
+use crate::error::ApiError;
+
+/// The largest request body accepted, in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// A request whose fields can be checked beyond what their types guarantee.
+pub trait Validate {
+    /// Rejects values the protocol does not allow.
+    fn validate(&self) -> Result<(), ApiError>;
+}
+
+/// A JSON body parsed into `T` and validated.
+pub struct ApiJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned + Validate,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        check_content_type(&req)?;
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(
+                    ErrorCode::BodyTooLarge,
+                    format!("the body exceeds {MAX_BODY_BYTES} bytes"),
+                )
+            } else {
+                ApiError::new(ErrorCode::BadJson, "the body could not be read")
+            }
+        })?;
+        let value: T = parse_body(&bytes)?;
+        value.validate()?;
+        Ok(ApiJson(value))
+    }
+}
+
+/// Accepts a missing content type (lenient for simple clients) or any JSON type, so that a
+/// browser cannot send a state-changing `text/plain` request without a CORS preflight.
+fn check_content_type(req: &Request) -> Result<(), ApiError> {
+    let Some(value) = req.headers().get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let essence = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    match essence {
+        Some(e)
+            if e == "application/json"
+                || (e.starts_with("application/") && e.ends_with("+json")) =>
+        {
+            Ok(())
+        }
+        _ => Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "the body must be JSON (Content-Type: application/json)",
+        )),
+    }
+}
+
+/// Parses a body, classifying failures by the protocol's codes.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let error = match serde_json::from_slice::<T>(bytes) {
+        Ok(value) => return Ok(value),
+        Err(e) => e,
+    };
+    if !error.is_data() {
+        return Err(ApiError::new(
+            ErrorCode::BadJson,
+            format!("the body is not valid JSON: {error}"),
+        ));
+    }
+    let message = error.to_string();
+    if message.starts_with("unknown field") {
+        return Err(ApiError::new(ErrorCode::UnknownField, message));
+    }
+    if message.starts_with("missing field") {
+        return Err(ApiError::new(ErrorCode::MissingField, message));
+    }
+    if message.starts_with("duplicate field") {
+        return Err(ApiError::new(ErrorCode::BadJson, message));
+    }
+    // serde does not name the field whose value was wrong, so look at the fields that have
+    // their own codes; anything else is a plain type error.
+    if let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(bytes) {
+        for name in ["durationMs", "claimMs"] {
+            if fields.get(name).is_some_and(|d| d.as_u64().is_none()) {
+                return Err(bad_duration(name));
+            }
+        }
+        if fields.get("itemId").is_some_and(|id| id.as_u64().is_none()) {
+            return Err(bad_item_id());
+        }
+        let bad_attempts = |item: &Value| {
+            item.get("maxAttempts")
+                .is_some_and(|n| !n.is_null() && n.as_u64().is_none_or(|n| n > MAX_ATTEMPTS.into()))
+        };
+        if let Some(Value::Array(items)) = fields.get("items") {
+            if items.iter().any(bad_attempts) {
+                return Err(bad_max_attempts());
+            }
+        }
+        if let Some(t) = fields.get("token") {
+            if t.as_u64().is_none_or(|t| t > MAX_TOKEN) {
+                return Err(bad_token());
+            }
+        }
+    }
+    Err(ApiError::new(ErrorCode::WrongType, message))
+}
+
+fn bad_duration(field: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::BadDuration,
+        format!("{field} must be an integer from 1 to {MAX_REQUEST_DURATION_MS}"),
+    )
+}
+
+fn bad_item_id() -> ApiError {
+    ApiError::new(
+        ErrorCode::BadItemId,
+        format!("itemId must be an integer from 1 to {MAX_TOKEN}"),
+    )
+}
+
+fn bad_token() -> ApiError {
+    ApiError::new(
+        ErrorCode::BadToken,
+        format!("token must be an integer from 0 to {MAX_TOKEN}"),
+    )
+}
+
+/// Parses the query string of `GET /v1/status`.
+pub fn status_query(
+    query: Result<Query<StatusRequest>, axum::extract::rejection::QueryRejection>,
+) -> Result<StatusRequest, ApiError> {
+    let Query(request) = query.map_err(|rejection| {
+        let message = rejection.body_text();
+        let code = if message.contains("unknown field") {
+            ErrorCode::UnknownField
+        } else if message.contains("missing field") {
+            ErrorCode::MissingField
+        } else {
+            ErrorCode::BadQuery
+        };
+        ApiError::new(code, message)
+    })?;
+    request.validate()?;
+    Ok(request)
+}
+
+fn check_resource(resource: &str) -> Result<(), ApiError> {
+    if is_valid_name(resource, MAX_RESOURCE_LEN) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorCode::BadResource,
+        format!("resource must be 1 to {MAX_RESOURCE_LEN} bytes of printable ASCII"),
+    ))
+}
+
+fn check_holder(holder: &str) -> Result<(), ApiError> {
+    if is_valid_name(holder, MAX_HOLDER_LEN) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorCode::BadHolder,
+        format!("holder must be 1 to {MAX_HOLDER_LEN} bytes of printable ASCII"),
+    ))
+}
+
+fn check_request_id(request_id: &str) -> Result<(), ApiError> {
+    if is_valid_name(request_id, MAX_REQUEST_ID_LEN) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorCode::BadRequestId,
+        format!("requestId must be 1 to {MAX_REQUEST_ID_LEN} bytes of printable ASCII"),
+    ))
+}
+
+fn check_duration(duration_ms: u64, field: &str) -> Result<(), ApiError> {
+    if (1..=MAX_REQUEST_DURATION_MS).contains(&duration_ms) {
+        return Ok(());
+    }
+    Err(bad_duration(field))
+}
+
+fn check_name(name: &str, max_len: usize, field: &str, code: ErrorCode) -> Result<(), ApiError> {
+    if is_valid_name(name, max_len) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        code,
+        format!("{field} must be 1 to {max_len} bytes of printable ASCII"),
+    ))
+}
+
+fn check_queue(queue: &str) -> Result<(), ApiError> {
+    check_name(queue, MAX_QUEUE_LEN, "queue", ErrorCode::BadQueue)
+}
+
+fn check_worker(worker: &str) -> Result<(), ApiError> {
+    check_name(worker, MAX_WORKER_LEN, "worker", ErrorCode::BadWorker)
+}
+
+fn check_item_id(item_id: u64) -> Result<(), ApiError> {
+    if (1..=MAX_TOKEN).contains(&item_id) {
+        return Ok(());
+    }
+    Err(bad_item_id())
+}
+
+impl Validate for GrantRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)?;
+        check_holder(&self.holder)?;
+        check_duration(self.duration_ms, "durationMs")?;
+        check_request_id(&self.request_id)
+    }
+}
+
+impl Validate for RenewRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)?;
+        check_holder(&self.holder)?;
+        check_duration(self.duration_ms, "durationMs")?;
+        check_request_id(&self.request_id)
+    }
+}
+
+impl Validate for ReleaseRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)?;
+        check_holder(&self.holder)
+    }
+}
+
+impl Validate for StatusRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)
+    }
+}
+
+impl Validate for RevokeRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)
+    }
+}
+
+impl<P> Validate for FencedWriteRequest<P> {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)
+    }
+}
+
+impl Validate for FencedReadRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)
+    }
+}
+
+impl<P> Validate for EnqueueRequest<P> {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)?;
+        if !(1..=MAX_ENQUEUE_ITEMS).contains(&self.items.len()) {
+            return Err(ApiError::new(
+                ErrorCode::BadItems,
+                format!("items must hold 1 to {MAX_ENQUEUE_ITEMS} items"),
+            ));
+        }
+        for item in &self.items {
+            if let Some(key) = &item.dedupe_key {
+                check_name(
+                    key,
+                    MAX_DEDUPE_KEY_LEN,
+                    "dedupeKey",
+                    ErrorCode::BadDedupeKey,
+                )?;
+            }
+            if item
+                .max_attempts
+                .is_some_and(|n| !(1..=MAX_ATTEMPTS).contains(&n))
+            {
+                return Err(bad_max_attempts());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn bad_max_attempts() -> ApiError {
+    ApiError::new(
+        ErrorCode::BadMaxAttempts,
+        format!("maxAttempts must be an integer from 1 to {MAX_ATTEMPTS}"),
+    )
+}
+
+impl Validate for ClaimRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)?;
+        check_worker(&self.worker)?;
+        check_duration(self.claim_ms, "claimMs")?;
+        match &self.request_id {
+            Some(id) => check_request_id(id),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Validate for HeartbeatRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)?;
+        check_item_id(self.item_id)?;
+        check_worker(&self.worker)?;
+        check_duration(self.claim_ms, "claimMs")
+    }
+}
+
+impl<R> Validate for CompleteRequest<R> {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)?;
+        check_item_id(self.item_id)?;
+        check_worker(&self.worker)
+    }
+}
+
+impl<E> Validate for FailRequest<E> {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)?;
+        check_item_id(self.item_id)?;
+        check_worker(&self.worker)
+    }
+}
+
+impl Validate for QueueStatsRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)
+    }
+}
+
+impl Validate for ItemRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_queue(&self.queue)?;
+        check_item_id(self.item_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code_of<T: DeserializeOwned + Validate>(body: &str) -> ErrorCode {
+        match parse_body::<T>(body.as_bytes()).and_then(|v| v.validate()) {
+            Ok(()) => panic!("{body} was accepted"),
+            Err(e) => e.code,
+        }
+    }
+
+    #[test]
+    fn classifies_malformed_bodies() {
+        let ok = r#"{"resource":"r","holder":"h","durationMs":1000,"requestId":"1"}"#;
+        assert!(parse_body::<GrantRequest>(ok.as_bytes()).is_ok());
+        for (body, code) in [
+            ("{", ErrorCode::BadJson),
+            ("", ErrorCode::BadJson),
+            ("[1]", ErrorCode::WrongType),
+            (r#"{"resource":"r","resource":"s"}"#, ErrorCode::BadJson),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":1000}"#,
+                ErrorCode::MissingField,
+            ),
+            (
+                r#"{"resource":5,"holder":"h","durationMs":1000,"requestId":"1"}"#,
+                ErrorCode::WrongType,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":1.5,"requestId":"1"}"#,
+                ErrorCode::BadDuration,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":-1,"requestId":"1"}"#,
+                ErrorCode::BadDuration,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":0,"requestId":"1"}"#,
+                ErrorCode::BadDuration,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":2147483648,"requestId":"1"}"#,
+                ErrorCode::BadDuration,
+            ),
+            (
+                r#"{"resource":"","holder":"h","durationMs":1000,"requestId":"1"}"#,
+                ErrorCode::BadResource,
+            ),
+            (
+                r#"{"resource":"r","holder":"","durationMs":1000,"requestId":"1"}"#,
+                ErrorCode::BadHolder,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":1000,"requestId":""}"#,
+                ErrorCode::BadRequestId,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","durationMs":1000,"requestId":"1","x":1}"#,
+                ErrorCode::UnknownField,
+            ),
+        ] {
+            assert_eq!(code_of::<GrantRequest>(body), code, "{body}");
+        }
+        for (body, code) in [
+            (
+                r#"{"resource":"r","holder":"h","token":-1}"#,
+                ErrorCode::BadToken,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","token":9007199254740992}"#,
+                ErrorCode::BadToken,
+            ),
+            (
+                r#"{"resource":"r","holder":"h","token":"1"}"#,
+                ErrorCode::BadToken,
+            ),
+        ] {
+            assert_eq!(code_of::<ReleaseRequest>(body), code, "{body}");
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! Work queues: the design's work claims, on the same database and time model as the leases.
+//!
+//! An item is claimed with a processing lease: a claim token (the item's counter plus one) and a
+//! claim that runs out by itself. Claim expiry is measured like lease expiry, on this process's
+//! monotonic clock: `claim_expires_at` holds microseconds since [`Store`] opened the database,
+//! which means nothing to the next process, so opening rebases every claim still recorded as
+//! `claimed` to its full `claim_ms` from the restart. A claim can therefore only last longer than
+//! its worker believes, never shorter, and no item is reclaimed early.
+//!
+//! Because SQLite has one writer at a time and every operation runs in one `BEGIN IMMEDIATE`
+//! transaction, the claim's single `UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING` has the
+//! effect of `FOR UPDATE SKIP LOCKED`: two workers never get the same item, and no worker waits
+//! on an item another has claimed, because claimed items are simply not candidates.
+
+use std::time::Duration;
+
+use rusqlite::{params, Connection, OptionalExtension, Row, TransactionBehavior};
+use serde_json::Value;
+use tenure::protocol::{
+    ClaimReply, ClaimRequest, ClaimedItem, CompleteReply, EnqueueReply, EnqueuedItem, FailReply,
+    HeartbeatReply, ItemReply, ItemState, NewItem, QueueStatsReply, Token,
+};
+
+use crate::store::{ceil_ms, from_i64, to_i64, token, Store, StoreError};
+
+/// The default number of claims an item gets before it is dead-lettered.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+
+pub(crate) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS work_items (
+    -- Creation order: claims take the smallest pending id first.
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue            TEXT NOT NULL,
+    payload          TEXT NOT NULL,
+    dedupe_key       TEXT,
+    state            TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
+    attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    max_attempts     INTEGER NOT NULL CHECK (max_attempts >= 1),
+    -- The per-item counter: the token of the latest claim, 0 before the first. Only incremented.
+    claim_token      INTEGER NOT NULL DEFAULT 0 CHECK (claim_token >= 0),
+    claimed_by       TEXT,
+    claim_request_id TEXT,
+    -- The duration of the latest claim or heartbeat: after a restart the claim is held this long.
+    claim_ms         INTEGER,
+    -- Only while 'claimed': the expiry, in microseconds of this process's monotonic clock since
+    -- it opened the database. Rebased on every open.
+    claim_expires_at INTEGER,
+    completed_token  INTEGER,
+    completed_by     TEXT,
+    result           TEXT,
+    -- The token of the claim that reported the latest failure, so a retried fail is answered.
+    failed_token     INTEGER,
+    last_error       TEXT,
+    UNIQUE (queue, dedupe_key)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS work_items_by_state ON work_items (queue, state, id);
+CREATE INDEX IF NOT EXISTS work_items_claims ON work_items (claim_expires_at)
+    WHERE state = 'claimed';
+";
+
+/// Every claim recorded as live is held for its full duration from `epoch`, the start of this
+/// process's clock: the previous process's expiries are meaningless now.
+pub(crate) fn rebase_claims(conn: &mut Connection) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let rebased = tx.execute(
+        "UPDATE work_items SET claim_expires_at = claim_ms * 1000 WHERE state = 'claimed'",
+        [],
+    )?;
+    tx.commit()?;
+    Ok(rebased)
+}
+
+/// The columns [`ItemRow::read`] expects, in order.
+const ITEM_COLUMNS: &str = "id, state, payload, dedupe_key, attempts, max_attempts, claim_token,
+    claimed_by, claim_expires_at, completed_token, completed_by, result, failed_token, last_error";
+
+/// One row of `work_items`.
+struct ItemRow {
+    id: u64,
+    state: String,
+    payload: String,
+    dedupe_key: Option<String>,
+    attempts: u32,
+    max_attempts: u32,
+    claim_token: u64,
+    claimed_by: Option<String>,
+    claim_expires_at: Option<i64>,
+    completed_token: Option<u64>,
+    completed_by: Option<String>,
+    result: Option<String>,
+    failed_token: Option<u64>,
+    last_error: Option<String>,
+}
+
+impl ItemRow {
+    fn read(r: &Row<'_>) -> rusqlite::Result<ItemRow> {
+        let count = |i: usize| -> rusqlite::Result<u64> {
+            let v: i64 = r.get(i)?;
+            u64::try_from(v).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(i, v))
+        };
+        let small = |i: usize| -> rusqlite::Result<u32> {
+            let v: i64 = r.get(i)?;
+            u32::try_from(v).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(i, v))
+        };
+        let optional = |i: usize| -> rusqlite::Result<Option<u64>> {
+            r.get::<_, Option<i64>>(i)?
+                .map(|v| {
+                    u64::try_from(v).map_err(|_| rusqlite::Error::IntegralValueOutOfRange(i, v))
+                })
+                .transpose()
+        };
+        Ok(ItemRow {
+            id: count(0)?,
+            state: r.get(1)?,
+            payload: r.get(2)?,
+            dedupe_key: r.get(3)?,
+            attempts: small(4)?,
+            max_attempts: small(5)?,
+            claim_token: count(6)?,
+            claimed_by: r.get(7)?,
+            claim_expires_at: r.get(8)?,
+            completed_token: optional(9)?,
+            completed_by: r.get(10)?,
+            result: r.get(11)?,
+            failed_token: optional(12)?,
+            last_error: r.get(13)?,
+        })
+    }
+
+    /// The state as the protocol reports it at `now`: a claim that ran out is pending again, or
+    /// dead once it was the last allowed attempt, even before the sweep records it.
+    fn state_at(&self, now: i64) -> Result<ItemState, StoreError> {
+        Ok(match self.state.as_str() {
+            "pending" => ItemState::Pending,
+            "done" => ItemState::Done,
+            "dead" => ItemState::Dead,
+            "claimed" if self.is_live(now) => ItemState::Claimed,
+            "claimed" if self.attempts >= self.max_attempts => ItemState::Dead,
+            "claimed" => ItemState::Pending,
+            other => return Err(StoreError::Corrupt(format!("item state {other}"))),
+        })
+    }
+
+    fn is_live(&self, now: i64) -> bool {
+        self.state == "claimed" && self.claim_expires_at.is_some_and(|at| at > now)
+    }
+
+    /// Whether `token` held by `worker` is this item's live claim; otherwise why not.
+    fn check_claim(&self, worker: &str, token: Token, now: i64) -> Result<(), StoreError> {
+        let token = token.get();
+        let why = if token != self.claim_token {
+            format!(
+                "claim token {token} is stale: the item's latest claim token is {}",
+                self.claim_token
+            )
+        } else if self.claimed_by.as_deref() != Some(worker) {
+            format!("claim token {token} belongs to another worker")
+        } else if self.state == "done" {
+            format!("the item was already completed under claim token {token}")
+        } else if self.state != "claimed" {
+            format!("the claim with token {token} already ended")
+        } else if !self.is_live(now) {
+            format!("the claim with token {token} ran out")
+        } else {
+            return Ok(());
+        };
+        Err(StoreError::StaleClaim(why))
+    }
+}
+
+fn parse_json(text: &str, what: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
+}
+
+fn json_text(value: &Value) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
+}
+
+impl Store {
+    /// Microseconds on this process's monotonic clock since the database was opened.
+    fn queue_now(&self) -> i64 {
+        i64::try_from(self.queue_epoch.elapsed().as_micros()).unwrap_or(i64::MAX)
+    }
+
+    /// Adds `items` to `queue` in order, skipping those whose dedupe key is already in the queue.
+    pub fn enqueue(
+        &mut self,
+        queue: &str,
+        items: &[NewItem<Value>],
+    ) -> Result<EnqueueReply, StoreError> {
+        let default_max = self.default_max_attempts;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut replies = Vec::with_capacity(items.len());
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO work_items (queue, payload, dedupe_key, state, max_attempts)
+                 VALUES (?1, ?2, ?3, 'pending', ?4)
+                 ON CONFLICT (queue, dedupe_key) DO NOTHING
+                 RETURNING id",
+            )?;
+            let mut existing = tx
+                .prepare_cached("SELECT id FROM work_items WHERE queue = ?1 AND dedupe_key = ?2")?;
+            for item in items {
+                let max_attempts = item.max_attempts.unwrap_or(default_max);
+                let inserted: Option<i64> = insert
+                    .query_row(
+                        params![
+                            queue,
+                            json_text(&item.payload)?,
+                            item.dedupe_key,
+                            max_attempts
+                        ],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                let (id, enqueued) = match inserted {
+                    Some(id) => (id, true),
+                    None => {
+                        let id: i64 =
+                            existing.query_row(params![queue, item.dedupe_key], |r| r.get(0))?;
+                        (id, false)
+                    }
+                };
+                replies.push(EnqueuedItem {
+                    item_id: from_i64(id)?,
+                    enqueued,
+                });
+            }
+        }
+        tx.commit()?;
+        Ok(EnqueueReply { items: replies })
+    }
+
+    /// The design's claim: the oldest pending item whose claim is absent or ran out, with the
+    /// claim token incremented and one more attempt counted.
+    pub fn claim(&mut self, req: &ClaimRequest) -> Result<ClaimReply<Value>, StoreError> {
+        let claim_ms = self.limits.clamp(req.claim_ms);
+        let now = self.queue_now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(request_id) = &req.request_id {
+            // A retry of a claim whose reply was lost gets the same item while that claim lives.
+            let replay = tx
+                .query_row(
+                    &format!(
+                        "SELECT {ITEM_COLUMNS}, claim_ms FROM work_items
+                         WHERE queue = ?1 AND state = 'claimed' AND claimed_by = ?2
+                           AND claim_request_id = ?3 AND claim_expires_at > ?4"
+                    ),
+                    params![req.queue, req.worker, request_id, now],
+                    |r| Ok((ItemRow::read(r)?, r.get::<_, i64>(14)?)),
+                )
+                .optional()?;
+            if let Some((row, granted_ms)) = replay {
+                return claimed_reply(row, from_i64(granted_ms)?);
+            }
+        }
+        // An exhausted item whose last claim ran out is dead, not claimable again.
+        tx.execute(
+            "UPDATE work_items SET state = 'dead', claim_expires_at = NULL
+             WHERE queue = ?1 AND state = 'claimed' AND claim_expires_at <= ?2
+               AND attempts >= max_attempts",
+            params![req.queue, now],
+        )?;
+        let claimed = tx
+            .query_row(
+                &format!(
+                    "UPDATE work_items
+                     SET state = 'claimed',
+                         claimed_by = ?2,
+                         claim_token = claim_token + 1,
+                         attempts = attempts + 1,
+                         claim_ms = ?3,
+                         claim_expires_at = ?4 + ?3 * 1000,
+                         claim_request_id = ?5
+                     WHERE id = (
+                         -- The oldest pending item or ran-out claim: two index lookups, so
+                         -- the search does not pass over a long history of done items.
+                         SELECT MIN(id) FROM (
+                             SELECT id FROM (
+                                 SELECT id FROM work_items
+                                 WHERE queue = ?1 AND state = 'pending'
+                                   AND attempts < max_attempts
+                                 ORDER BY id LIMIT 1)
+                             UNION ALL
+                             SELECT id FROM (
+                                 SELECT id FROM work_items
+                                 WHERE queue = ?1 AND state = 'claimed'
+                                   AND claim_expires_at <= ?4 AND attempts < max_attempts
+                                 ORDER BY id LIMIT 1)
+                         )
+                     )
+                     RETURNING {ITEM_COLUMNS}"
+                ),
+                params![req.queue, req.worker, to_i64(claim_ms), now, req.request_id],
+                ItemRow::read,
+            )
+            .optional()?;
+        tx.commit()?;
+        match claimed {
+            None => Ok(ClaimReply {
+                claimed: false,
+                item: None,
+                token: None,
+                claim_ms: None,
+            }),
+            Some(row) => {
+                tracing::debug!(
+                    queue = %req.queue,
+                    item = row.id,
+                    worker = %req.worker,
+                    token = row.claim_token,
+                    "claimed"
+                );
+                claimed_reply(row, claim_ms)
+            }
+        }
+    }
+
+    /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now.
+    pub fn heartbeat(
+        &mut self,
+        queue: &str,
+        item_id: u64,
+        worker: &str,
+        token: Token,
+        claim_ms: u64,
+    ) -> Result<HeartbeatReply, StoreError> {
+        let claim_ms = self.limits.clamp(claim_ms);
+        let now = self.queue_now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let row = item_row(&tx, queue, item_id)?;
+        row.check_claim(worker, token, now)?;
+        tx.execute(
+            "UPDATE work_items SET claim_ms = ?2, claim_expires_at = ?3 + ?2 * 1000 WHERE id = ?1",
+            params![to_i64(item_id), to_i64(claim_ms), now],
+        )?;
+        tx.commit()?;
+        Ok(HeartbeatReply {
+            extended: true,
+            token,
+            claim_ms,
+        })
+    }
+
+    /// Completes an item under its live claim `token`, recording which claim completed it.
+    /// Repeating a successful completion answers the same again.
+    pub fn complete(
+        &mut self,
+        queue: &str,
+        item_id: u64,
+        worker: &str,
+        token: Token,
+        result: &Value,
+    ) -> Result<CompleteReply, StoreError> {
+        let now = self.queue_now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let row = item_row(&tx, queue, item_id)?;
+        let repeated = row.state == "done"
+            && row.completed_token == Some(token.get())
+            && row.completed_by.as_deref() == Some(worker);
+        if !repeated {
+            row.check_claim(worker, token, now)?;
+            tx.execute(
+                "UPDATE work_items
+                 SET state = 'done', result = ?2, completed_token = claim_token,
+                     completed_by = claimed_by, claim_expires_at = NULL
+                 WHERE id = ?1",
+                params![to_i64(item_id), json_text(result)?],
+            )?;
+            tx.commit()?;
+        }
+        Ok(CompleteReply {
+            completed: true,
+            token,
+        })
+    }
+
+    /// Ends the live claim `token` after a failed attempt: the item is pending again, or dead
+    /// after its last allowed attempt. Repeating a successful fail answers the same again.
+    pub fn fail(
+        &mut self,
+        queue: &str,
+        item_id: u64,
+        worker: &str,
+        token: Token,
+        error: &Value,
+    ) -> Result<FailReply, StoreError> {
+        let now = self.queue_now();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut row = item_row(&tx, queue, item_id)?;
+        let repeated = matches!(row.state.as_str(), "pending" | "dead")
+            && row.failed_token == Some(token.get())
+            && row.claim_token == token.get()
+            && row.claimed_by.as_deref() == Some(worker);
+        if !repeated {
+            row.check_claim(worker, token, now)?;
+            row.state = if row.attempts >= row.max_attempts {
+                "dead"
+            } else {
+                "pending"
+            }
+            .to_owned();
+            tx.execute(
+                "UPDATE work_items
+                 SET state = ?2, last_error = ?3, failed_token = claim_token,
+                     claim_expires_at = NULL
+                 WHERE id = ?1",
+                params![to_i64(item_id), row.state, json_text(error)?],
+            )?;
+            tx.commit()?;
+            tracing::debug!(queue, item = item_id, worker, state = %row.state, "failed");
+        }
+        Ok(FailReply {
+            state: row.state_at(now)?,
+            attempts: row.attempts,
+            max_attempts: row.max_attempts,
+        })
+    }
+
+    /// How many items of `queue` are in each state now.
+    pub fn queue_stats(&self, queue: &str) -> Result<QueueStatsReply, StoreError> {
+        let now = self.queue_now();
+        let (pending, claimed, done, dead): (i64, i64, i64, i64) = self.conn.query_row(
+            "SELECT
+                COUNT(*) FILTER (WHERE state = 'pending' OR (state = 'claimed'
+                    AND claim_expires_at <= ?2 AND attempts < max_attempts)),
+                COUNT(*) FILTER (WHERE state = 'claimed' AND claim_expires_at > ?2),
+                COUNT(*) FILTER (WHERE state = 'done'),
+                COUNT(*) FILTER (WHERE state = 'dead' OR (state = 'claimed'
+                    AND claim_expires_at <= ?2 AND attempts >= max_attempts))
+             FROM work_items WHERE queue = ?1",
+            params![queue, now],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
+        Ok(QueueStatsReply {
+            queue: queue.to_owned(),
+            pending: from_i64(pending)?,
+            claimed: from_i64(claimed)?,
+            done: from_i64(done)?,
+            dead: from_i64(dead)?,
+        })
+    }
+
+    /// One item's record.
+    pub fn item(&self, queue: &str, item_id: u64) -> Result<ItemReply<Value>, StoreError> {
+        let now = self.queue_now();
+        let row = item_row(&self.conn, queue, item_id)?;
+        let state = row.state_at(now)?;
+        let claim_expires_in_ms = match (state, row.claim_expires_at) {
+            (ItemState::Claimed, Some(at)) => Some(ceil_ms(Duration::from_micros(
+                u64::try_from(at.saturating_sub(now)).unwrap_or(0),
+            ))),
+            _ => None,
+        };
+        let done = state == ItemState::Done;
+        Ok(ItemReply {
+            id: row.id,
+            state,
+            payload: parse_json(&row.payload, "payload")?,
+            dedupe_key: row.dedupe_key,
+            attempts: row.attempts,
+            max_attempts: row.max_attempts,
+            claim_token: token(row.claim_token)?,
+            claimed_by: row.claimed_by,
+            claim_expires_in_ms,
+            completed_token: row
+                .completed_token
+                .filter(|_| done)
+                .map(token)
+                .transpose()?,
+            completed_by: row.completed_by.filter(|_| done),
+            result: row
+                .result
+                .filter(|_| done)
+                .map(|r| parse_json(&r, "result"))
+                .transpose()?,
+            last_error: row
+                .last_error
+                .map(|e| parse_json(&e, "error"))
+                .transpose()?,
+        })
+    }
+
+    /// Records every claim that ran out: its item is pending again, or dead after its last
+    /// allowed attempt, so a restart does not hold it again. Returns how many were recorded.
+    pub fn sweep_claims(&mut self) -> Result<usize, StoreError> {
+        let now = self.queue_now();
+        let ended = self.conn.execute(
+            "UPDATE work_items
+             SET state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'pending' END,
+                 claim_expires_at = NULL
+             WHERE state = 'claimed' AND claim_expires_at <= ?1",
+            params![now],
+        )?;
+        Ok(ended)
+    }
+}
+
+fn claimed_reply(row: ItemRow, claim_ms: u64) -> Result<ClaimReply<Value>, StoreError> {
+    let token = token(row.claim_token)?;
+    Ok(ClaimReply {
+        claimed: true,
+        item: Some(ClaimedItem {
+            id: row.id,
+            payload: parse_json(&row.payload, "payload")?,
+            attempts: row.attempts,
+            max_attempts: row.max_attempts,
+        }),
+        token: Some(token),
+        claim_ms: Some(claim_ms),
+    })
+}
+
+fn item_row(conn: &Connection, queue: &str, item_id: u64) -> Result<ItemRow, StoreError> {
+    conn.query_row(
+        &format!("SELECT {ITEM_COLUMNS} FROM work_items WHERE id = ?1 AND queue = ?2"),
+        params![to_i64(item_id), queue],
+        ItemRow::read,
+    )
+    .optional()?
+    .ok_or(StoreError::NoSuchItem)
+}

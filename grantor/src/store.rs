@@ -1,0 +1,771 @@
+//! Lease state: SQLite holds what must survive a restart, the monotonic clock decides expiry.
+//!
+//! The database stores, per resource, the token counter and the latest grant (holder, duration,
+//! and whether it is still held). It never stores an expiry instant: wall clocks can jump, and an
+//! instant of this process's monotonic clock means nothing to the next process. Instead the
+//! expiry of every held grant lives in memory as an [`Instant`], and on startup every grant the
+//! database still records as held counts as held for its full duration from startup. That can
+//! only make a lease last longer than the holder believes, never shorter, so a restart never
+//! grants a resource early.
+//!
+//! Every operation runs in one `BEGIN IMMEDIATE` transaction, and the in-memory expiries change
+//! only after that transaction commits, so memory never runs ahead of disk.
+//!
+//! The work queues (`queues.rs`) share the database and follow the same time model.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use tenure::protocol::{
+    FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
+    RenewRefusal, RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS, MAX_TOKEN,
+};
+
+use crate::queues;
+
+/// How many idempotency outcomes are kept per resource; older ones are pruned. Large enough to
+/// cover every retry of many concurrent holders, small enough to keep the table bounded.
+pub const OUTCOMES_KEPT_PER_RESOURCE: u32 = 1024;
+
+/// The schema version this build writes (`PRAGMA user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS leases (
+    resource       TEXT PRIMARY KEY NOT NULL,
+    -- The per-resource counter: the token of the latest grant. Only ever incremented.
+    token          INTEGER NOT NULL CHECK (token >= 1),
+    -- Who received the grant with `token`; kept after it ends, so late renewals get a reason.
+    holder         TEXT NOT NULL,
+    -- The duration of the latest grant or renewal: after a restart the grant is held this long.
+    duration_ms    INTEGER NOT NULL CHECK (duration_ms >= 1),
+    -- 'held' while the grant may be live; otherwise how it ended. Only 'held' rows have a holder.
+    state          TEXT NOT NULL CHECK (state IN ('held', 'released', 'revoked', 'expired')),
+    -- The latest revoked grant, so its holder learns `revoked` even after a newer grant.
+    revoked_token  INTEGER,
+    revoked_holder TEXT
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS outcomes (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    resource   TEXT NOT NULL,
+    holder     TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    -- The request as first received, to tell a true retry from a reused id.
+    request    TEXT NOT NULL,
+    reply      TEXT NOT NULL,
+    UNIQUE (resource, holder, request_id)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS outcomes_by_resource ON outcomes (resource, seq);
+
+CREATE TABLE IF NOT EXISTS protected_state (
+    resource   TEXT PRIMARY KEY NOT NULL,
+    payload    TEXT NOT NULL,
+    last_token INTEGER NOT NULL
+) STRICT;
+";
+
+/// The grantor's configured range of lease durations; requests are clamped into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DurationLimits {
+    /// Shortest duration granted, in ms.
+    pub min_ms: u64,
+    /// Longest duration granted, in ms.
+    pub max_ms: u64,
+}
+
+impl DurationLimits {
+    /// Validates the range: `1 <= min_ms <= max_ms <= MAX_REQUEST_DURATION_MS`.
+    pub fn new(min_ms: u64, max_ms: u64) -> Result<DurationLimits, String> {
+        if min_ms == 0 {
+            return Err("the minimum duration must be at least 1 ms".into());
+        }
+        if max_ms > MAX_REQUEST_DURATION_MS {
+            return Err(format!(
+                "the maximum duration must be at most {MAX_REQUEST_DURATION_MS} ms"
+            ));
+        }
+        if min_ms > max_ms {
+            return Err("the minimum duration exceeds the maximum".into());
+        }
+        Ok(DurationLimits { min_ms, max_ms })
+    }
+
+    pub(crate) fn clamp(self, duration_ms: u64) -> u64 {
+        duration_ms.clamp(self.min_ms, self.max_ms)
+    }
+}
+
+/// Why a store operation failed.
+#[derive(Debug)]
+pub enum StoreError {
+    /// SQLite failed; the operation had no effect.
+    Storage(rusqlite::Error),
+    /// The database holds something this build never writes.
+    Corrupt(String),
+    /// The request id was used before, by a different request.
+    RequestIdReused,
+    /// The resource's counter is at `MAX_TOKEN`.
+    TokenExhausted,
+    /// The queue has no item with that id.
+    NoSuchItem,
+    /// The claim token is not the item's live claim; the text says why.
+    StaleClaim(String),
+    /// A thread panicked while holding the store; its memory can no longer be trusted.
+    Poisoned,
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError::Storage(e)
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Storage(e) => write!(f, "storage failed: {e}"),
+            StoreError::Corrupt(what) => write!(f, "database holds unexpected data: {what}"),
+            StoreError::RequestIdReused => f.write_str("request id reused for another request"),
+            StoreError::TokenExhausted => f.write_str("token counter exhausted"),
+            StoreError::NoSuchItem => f.write_str("no such item"),
+            StoreError::StaleClaim(why) => write!(f, "stale claim: {why}"),
+            StoreError::Poisoned => f.write_str("store poisoned by an earlier panic"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// The latest grant of one resource, as the `leases` table records it.
+struct LeaseRow {
+    token: u64,
+    holder: String,
+    state: String,
+    revoked_token: Option<u64>,
+    revoked_holder: Option<String>,
+}
+
+/// The lease and fencing state of every resource, and the work queues.
+pub struct Store {
+    pub(crate) conn: Connection,
+    /// Expiry of every grant whose row is `held`, by the monotonic clock.
+    expiries: HashMap<String, Instant>,
+    pub(crate) limits: DurationLimits,
+    /// The zero of the queue clock: claim expiries are microseconds since this instant.
+    pub(crate) queue_epoch: Instant,
+    /// How many claims an item gets when its enqueue names no limit.
+    pub(crate) default_max_attempts: u32,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and loads the held grants, each held for
+    /// its full duration from now.
+    ///
+    /// The connection takes SQLite's exclusive lock and keeps it, so a second grantor on the same
+    /// file fails here instead of granting from its own, disagreeing, memory.
+    pub fn open(path: &Path, limits: DurationLimits) -> Result<Store, StoreError> {
+        let mut conn = Connection::open(path)?;
+        conn.busy_timeout(Duration::from_secs(2))?;
+        conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        let mode: String =
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Corrupt(format!(
+                "journal mode is {mode}, WAL is required"
+            )));
+        }
+        // FULL syncs the WAL on every commit: a reply is sent only once its grant is on disk.
+        conn.pragma_update(None, "synchronous", "FULL")?;
+
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Corrupt(format!(
+                "schema version {version} is newer than this grantor's {SCHEMA_VERSION}"
+            )));
+        }
+        tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(queues::SCHEMA)?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        tx.commit()?;
+
+        let started = Instant::now();
+        queues::rebase_claims(&mut conn)?;
+        let mut expiries = HashMap::new();
+        {
+            let mut stmt =
+                conn.prepare("SELECT resource, duration_ms FROM leases WHERE state = 'held'")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+            for row in rows {
+                let (resource, duration_ms) = row?;
+                let duration_ms = u64::try_from(duration_ms)
+                    .ok()
+                    .filter(|d| (1..=MAX_REQUEST_DURATION_MS).contains(d))
+                    .ok_or_else(|| {
+                        StoreError::Corrupt(format!("duration {duration_ms} of {resource}"))
+                    })?;
+                expiries.insert(resource, started + Duration::from_millis(duration_ms));
+            }
+        }
+        Ok(Store {
+            conn,
+            expiries,
+            limits,
+            queue_epoch: started,
+            default_max_attempts: queues::DEFAULT_MAX_ATTEMPTS,
+        })
+    }
+
+    /// Sets how many claims an item gets when its enqueue names no limit (at least 1).
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Store {
+        self.default_max_attempts = max_attempts.max(1);
+        self
+    }
+
+    /// How many grants are recorded as held: right after opening, those held before the restart.
+    pub fn held_count(&self) -> usize {
+        self.expiries.len()
+    }
+
+    /// Checks that the database answers.
+    pub fn ping(&self) -> Result<(), StoreError> {
+        self.conn.query_row("SELECT 1", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    /// The design's grant: succeeds when the resource is free, expired, or held by the same
+    /// holder, and then always increments the token.
+    pub fn grant(&mut self, req: &GrantRequest) -> Result<GrantReply, StoreError> {
+        let request = format!("grant:{}", to_json(req)?);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(reply) =
+            previous_outcome(&tx, &req.resource, &req.holder, &req.request_id, &request)?
+        {
+            return Ok(reply);
+        }
+        let now = Instant::now();
+        let row = lease_row(&tx, &req.resource)?;
+        let live = match (&row, live_until(&self.expiries, &req.resource, now)) {
+            (Some(row), Some(remaining)) if row.state == "held" => Some((row, remaining)),
+            _ => None,
+        };
+        let duration_ms = self.limits.clamp(req.duration_ms);
+        let reply = match live {
+            Some((row, remaining)) if row.holder != req.holder => {
+                GrantReply::denied(row.holder.clone(), ceil_ms(remaining))
+            }
+            _ => {
+                let next = row.as_ref().map_or(0, |r| r.token) + 1;
+                if next > MAX_TOKEN {
+                    return Err(StoreError::TokenExhausted);
+                }
+                tx.execute(
+                    "INSERT INTO leases (resource, token, holder, duration_ms, state)
+                     VALUES (?1, ?2, ?3, ?4, 'held')
+                     ON CONFLICT (resource) DO UPDATE SET
+                        token = excluded.token,
+                        holder = excluded.holder,
+                        duration_ms = excluded.duration_ms,
+                        state = 'held'",
+                    params![req.resource, to_i64(next), req.holder, to_i64(duration_ms)],
+                )?;
+                GrantReply::granted(token(next)?, duration_ms)
+            }
+        };
+        record_outcome(
+            &tx,
+            &req.resource,
+            &req.holder,
+            &req.request_id,
+            &request,
+            &reply,
+        )?;
+        tx.commit()?;
+        if let Some(token) = reply.token {
+            // Stamped after the commit: the grantor's lease starts no earlier than the holder's.
+            self.expiries.insert(
+                req.resource.clone(),
+                Instant::now() + Duration::from_millis(duration_ms),
+            );
+            tracing::info!(
+                resource = %req.resource,
+                holder = %req.holder,
+                token = token.get(),
+                duration_ms,
+                "granted"
+            );
+        }
+        Ok(reply)
+    }
+
+    /// Renews a live grant to the full duration from now, keeping its token.
+    pub fn renew(&mut self, req: &RenewRequest) -> Result<RenewReply, StoreError> {
+        let request = format!("renew:{}", to_json(req)?);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(reply) =
+            previous_outcome(&tx, &req.resource, &req.holder, &req.request_id, &request)?
+        {
+            return Ok(reply);
+        }
+        let now = Instant::now();
+        let row = lease_row(&tx, &req.resource)?;
+        let live = live_until(&self.expiries, &req.resource, now).is_some();
+        let duration_ms = self.limits.clamp(req.duration_ms);
+        let asked = req.token.get();
+        let reply = match row {
+            None => RenewReply::refused(RenewRefusal::Unknown),
+            Some(row) if asked > row.token => RenewReply::refused(RenewRefusal::Unknown),
+            Some(row) if asked < row.token => {
+                let revoked = row.revoked_token == Some(asked)
+                    && row.revoked_holder.as_deref() == Some(req.holder.as_str());
+                RenewReply::refused(if revoked {
+                    RenewRefusal::Revoked
+                } else {
+                    RenewRefusal::NotHolder
+                })
+            }
+            Some(row) if row.holder != req.holder => RenewReply::refused(RenewRefusal::NotHolder),
+            Some(row) => match row.state.as_str() {
+                "held" if live => {
+                    tx.execute(
+                        "UPDATE leases SET duration_ms = ?2 WHERE resource = ?1",
+                        params![req.resource, to_i64(duration_ms)],
+                    )?;
+                    RenewReply::renewed(req.token, duration_ms)
+                }
+                "held" | "expired" => RenewReply::refused(RenewRefusal::Expired),
+                "revoked" => RenewReply::refused(RenewRefusal::Revoked),
+                "released" => RenewReply::refused(RenewRefusal::Unknown),
+                other => return Err(StoreError::Corrupt(format!("lease state {other}"))),
+            },
+        };
+        record_outcome(
+            &tx,
+            &req.resource,
+            &req.holder,
+            &req.request_id,
+            &request,
+            &reply,
+        )?;
+        tx.commit()?;
+        if reply.renewed {
+            self.expiries.insert(
+                req.resource.clone(),
+                Instant::now() + Duration::from_millis(duration_ms),
+            );
+        } else if let Some(reason) = reply.reason {
+            tracing::info!(
+                resource = %req.resource,
+                holder = %req.holder,
+                token = asked,
+                reason = reason.as_str(),
+                "renewal refused"
+            );
+        }
+        Ok(reply)
+    }
+
+    /// Ends the grant identified by holder and token, if it is still recorded as held.
+    pub fn release(&mut self, req: &ReleaseRequest) -> Result<ReleaseReply, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let row = lease_row(&tx, &req.resource)?;
+        let matches = row.as_ref().is_some_and(|r| {
+            r.state == "held" && r.token == req.token.get() && r.holder == req.holder
+        });
+        if !matches {
+            return Ok(ReleaseReply { released: false });
+        }
+        let live = live_until(&self.expiries, &req.resource, Instant::now()).is_some();
+        // A grant that already ran out is recorded as expired: its holder did not give it back.
+        let ended = if live { "released" } else { "expired" };
+        tx.execute(
+            "UPDATE leases SET state = ?2 WHERE resource = ?1",
+            params![req.resource, ended],
+        )?;
+        tx.commit()?;
+        self.expiries.remove(&req.resource);
+        tracing::info!(
+            resource = %req.resource,
+            holder = %req.holder,
+            token = req.token.get(),
+            ended,
+            "released"
+        );
+        Ok(ReleaseReply { released: live })
+    }
+
+    /// Ends the current grant of `resource` whoever holds it. Returns whether a live grant ended.
+    /// The token counter is kept, so the next grant gets a larger token.
+    pub fn revoke(&mut self, resource: &str) -> Result<bool, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let Some(row) = lease_row(&tx, resource)? else {
+            return Ok(false);
+        };
+        if row.state != "held" {
+            return Ok(false);
+        }
+        let live = live_until(&self.expiries, resource, Instant::now()).is_some();
+        if live {
+            tx.execute(
+                "UPDATE leases SET state = 'revoked', revoked_token = token,
+                    revoked_holder = holder
+                 WHERE resource = ?1",
+                params![resource],
+            )?;
+        } else {
+            tx.execute(
+                "UPDATE leases SET state = 'expired' WHERE resource = ?1",
+                params![resource],
+            )?;
+        }
+        tx.commit()?;
+        self.expiries.remove(resource);
+        tracing::info!(resource, holder = %row.holder, token = row.token, live, "revoked");
+        Ok(live)
+    }
+
+    /// Who holds `resource` now.
+    pub fn status(&self, resource: &str) -> Result<StatusReply, StoreError> {
+        let mut reply = StatusReply {
+            resource: resource.to_owned(),
+            holder: None,
+            token: None,
+            expires_in_ms: None,
+        };
+        let Some(remaining) = live_until(&self.expiries, resource, Instant::now()) else {
+            return Ok(reply);
+        };
+        if let Some(row) = lease_row(&self.conn, resource)? {
+            if row.state == "held" {
+                reply.holder = Some(row.holder);
+                reply.token = Some(token(row.token)?);
+                reply.expires_in_ms = Some(ceil_ms(remaining));
+            }
+        }
+        Ok(reply)
+    }
+
+    /// Records every grant that ran out as expired, so that a restart does not hold it again.
+    /// Returns how many were recorded.
+    pub fn sweep(&mut self) -> Result<usize, StoreError> {
+        let now = Instant::now();
+        let ended: Vec<String> = self
+            .expiries
+            .iter()
+            .filter(|(_, &until)| until <= now)
+            .map(|(resource, _)| resource.clone())
+            .collect();
+        if ended.is_empty() {
+            return Ok(0);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for resource in &ended {
+            tx.execute(
+                "UPDATE leases SET state = 'expired' WHERE resource = ?1 AND state = 'held'",
+                params![resource],
+            )?;
+        }
+        tx.commit()?;
+        for resource in &ended {
+            self.expiries.remove(resource);
+        }
+        Ok(ended.len())
+    }
+
+    /// The design's fenced write: stores `payload` unless a larger token already wrote.
+    pub fn fenced_write(
+        &mut self,
+        resource: &str,
+        payload: &str,
+        incoming: Token,
+    ) -> Result<FencedWriteReply, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let changed = tx.execute(
+            "INSERT INTO protected_state (resource, payload, last_token) VALUES (?1, ?2, ?3)
+             ON CONFLICT (resource) DO UPDATE SET
+                payload = excluded.payload,
+                last_token = excluded.last_token
+             WHERE protected_state.last_token <= excluded.last_token",
+            params![resource, payload, to_i64(incoming.get())],
+        )?;
+        let last: i64 = tx.query_row(
+            "SELECT last_token FROM protected_state WHERE resource = ?1",
+            params![resource],
+            |r| r.get(0),
+        )?;
+        tx.commit()?;
+        Ok(FencedWriteReply {
+            accepted: changed == 1,
+            last_token: token(from_i64(last)?)?,
+        })
+    }
+
+    /// The latest accepted payload (as JSON text) of `resource`.
+    pub fn fenced_read(&self, resource: &str) -> Result<FencedReadReply<String>, StoreError> {
+        let row: Option<(String, i64)> = self
+            .conn
+            .query_row(
+                "SELECT payload, last_token FROM protected_state WHERE resource = ?1",
+                params![resource],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        Ok(match row {
+            Some((payload, last)) => FencedReadReply {
+                payload: Some(payload),
+                last_token: Some(token(from_i64(last)?)?),
+            },
+            None => FencedReadReply {
+                payload: None,
+                last_token: None,
+            },
+        })
+    }
+}
+
+/// How long the grant of `resource` has left at `now`, if it is live.
+fn live_until(
+    expiries: &HashMap<String, Instant>,
+    resource: &str,
+    now: Instant,
+) -> Option<Duration> {
+    expiries
+        .get(resource)
+        .and_then(|until| until.checked_duration_since(now))
+        .filter(|left| !left.is_zero())
+}
+
+fn lease_row(conn: &Connection, resource: &str) -> Result<Option<LeaseRow>, StoreError> {
+    let row = conn
+        .query_row(
+            "SELECT token, holder, state, revoked_token, revoked_holder
+             FROM leases WHERE resource = ?1",
+            params![resource],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((token, holder, state, revoked_token, revoked_holder)) = row else {
+        return Ok(None);
+    };
+    Ok(Some(LeaseRow {
+        token: from_i64(token)?,
+        holder,
+        state,
+        revoked_token: revoked_token.map(from_i64).transpose()?,
+        revoked_holder,
+    }))
+}
+
+/// The stored reply to an earlier request with the same id, if that request was identical.
+fn previous_outcome<R: serde::de::DeserializeOwned>(
+    tx: &Transaction<'_>,
+    resource: &str,
+    holder: &str,
+    request_id: &str,
+    request: &str,
+) -> Result<Option<R>, StoreError> {
+    let stored: Option<(String, String)> = tx
+        .query_row(
+            "SELECT request, reply FROM outcomes
+             WHERE resource = ?1 AND holder = ?2 AND request_id = ?3",
+            params![resource, holder, request_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    match stored {
+        None => Ok(None),
+        Some((first, _)) if first != request => Err(StoreError::RequestIdReused),
+        Some((_, reply)) => serde_json::from_str(&reply)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("stored reply: {e}"))),
+    }
+}
+
+/// Stores the reply for retries and prunes the resource's oldest outcomes.
+fn record_outcome<R: serde::Serialize>(
+    tx: &Transaction<'_>,
+    resource: &str,
+    holder: &str,
+    request_id: &str,
+    request: &str,
+    reply: &R,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO outcomes (resource, holder, request_id, request, reply)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![resource, holder, request_id, request, to_json(reply)?],
+    )?;
+    tx.execute(
+        "DELETE FROM outcomes WHERE resource = ?1 AND seq <= (
+            SELECT seq FROM outcomes WHERE resource = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2
+         )",
+        params![resource, OUTCOMES_KEPT_PER_RESOURCE],
+    )?;
+    Ok(())
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
+}
+
+pub(crate) fn token(value: u64) -> Result<Token, StoreError> {
+    Token::new(value).map_err(|e| StoreError::Corrupt(format!("token {value}: {e}")))
+}
+
+/// Tokens and durations are at most 2^53 − 1, so they always fit SQLite's signed integers.
+pub(crate) fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn from_i64(value: i64) -> Result<u64, StoreError> {
+    u64::try_from(value).map_err(|_| StoreError::Corrupt(format!("negative integer {value}")))
+}
+
+/// Rounds up, so a reported remaining time is never shorter than the real one.
+pub(crate) fn ceil_ms(d: Duration) -> u64 {
+    let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
+    u64::try_from(ms).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(dir: &tempfile::TempDir) -> Store {
+        let limits = DurationLimits::new(1, 60_000).unwrap();
+        Store::open(&dir.path().join("leases.db"), limits).unwrap()
+    }
+
+    fn grant(holder: &str, id: &str, duration_ms: u64) -> GrantRequest {
+        GrantRequest {
+            resource: "r".into(),
+            holder: holder.into(),
+            duration_ms,
+            request_id: id.into(),
+        }
+    }
+
+    #[test]
+    fn same_holder_regrant_increments_the_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&dir);
+        let first = store.grant(&grant("a", "1", 10_000)).unwrap();
+        let second = store.grant(&grant("a", "2", 10_000)).unwrap();
+        assert_eq!(first.token.unwrap().get() + 1, second.token.unwrap().get());
+    }
+
+    #[test]
+    fn reopening_holds_every_held_grant_for_its_full_duration() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&dir);
+        store.grant(&grant("a", "1", 50_000)).unwrap();
+        drop(store);
+        let store = open(&dir);
+        let left = store.status("r").unwrap().expires_in_ms.unwrap();
+        assert!(left > 49_000, "{left}");
+    }
+
+    #[test]
+    fn reopening_holds_a_renewed_grant_for_the_renewed_duration() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&dir);
+        let token = store.grant(&grant("a", "1", 1_000)).unwrap().token.unwrap();
+        let renewal = RenewRequest {
+            resource: "r".into(),
+            holder: "a".into(),
+            token,
+            duration_ms: 50_000,
+            request_id: "2".into(),
+        };
+        assert!(store.renew(&renewal).unwrap().renewed);
+        drop(store);
+        let store = open(&dir);
+        let left = store.status("r").unwrap().expires_in_ms.unwrap();
+        assert!(left > 49_000, "{left}");
+    }
+
+    #[test]
+    fn a_revocation_survives_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&dir);
+        let token = store
+            .grant(&grant("a", "1", 50_000))
+            .unwrap()
+            .token
+            .unwrap();
+        assert!(store.revoke("r").unwrap());
+        drop(store);
+        let mut store = open(&dir);
+        assert_eq!(store.held_count(), 0);
+        let renewal = RenewRequest {
+            resource: "r".into(),
+            holder: "a".into(),
+            token,
+            duration_ms: 1_000,
+            request_id: "2".into(),
+        };
+        let refused = store.renew(&renewal).unwrap();
+        assert_eq!(refused.reason, Some(RenewRefusal::Revoked));
+        let next = store.grant(&grant("b", "1", 1_000)).unwrap();
+        assert_eq!(next.token.unwrap().get(), token.get() + 1);
+    }
+
+    #[test]
+    fn a_swept_grant_is_not_held_after_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&dir);
+        store.grant(&grant("a", "1", 1)).unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(store.sweep().unwrap(), 1);
+        drop(store);
+        let mut store = open(&dir);
+        assert_eq!(store.held_count(), 0);
+        let next = store.grant(&grant("b", "1", 1_000)).unwrap();
+        assert_eq!(next.token.unwrap().get(), 2);
+    }
+
+    #[test]
+    fn outcomes_are_pruned_to_the_retention_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(&dir);
+        for i in 0..OUTCOMES_KEPT_PER_RESOURCE + 10 {
+            store.grant(&grant("a", &i.to_string(), 1_000)).unwrap();
+        }
+        let kept: u32 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM outcomes", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, OUTCOMES_KEPT_PER_RESOURCE);
+    }
+
+    #[test]
+    fn ceil_ms_rounds_up() {
+        assert_eq!(ceil_ms(Duration::from_micros(1)), 1);
+        assert_eq!(ceil_ms(Duration::from_millis(7)), 7);
+        assert_eq!(ceil_ms(Duration::from_micros(7_001)), 8);
+    }
+}

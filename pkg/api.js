@@ -1,0 +1,328 @@
+// The public API: the design's Lease and LeaseHolder, backed by the WebAssembly core.
+//
+// This layer reads the clocks (so the hot path is a single call into WebAssembly with two
+// numbers), turns core events into promises, AbortSignals and callbacks, and re-checks deadlines
+// when the page or process may have slept. The decisions are all made in the core.
+
+import { HolderCore, LeaseCore } from "./glue/tenure.js";
+import { LeaseError, LeaseExpiredError, fromCore } from "./errors.js";
+
+const perf = globalThis.performance;
+
+function construct(make) {
+  try {
+    return make();
+  } catch (error) {
+    throw fromCore(error);
+  }
+}
+
+const VIEW = Symbol("tenure.view");
+
+/**
+ * A time-bounded grant as the holder sees it (the design's `Lease`).
+ *
+ * Elapsed time is judged on both `performance.now()` and `Date.now()`, counting each step between
+ * readings as the larger of their forward movements, so OS sleep and wall-clock steps never add
+ * validity. The clock starts when the request was sent.
+ */
+export class Lease {
+  #core;
+  #durationMs;
+  #safetyMarginMs;
+
+  constructor(durationMs, safetyMarginMs, view) {
+    if (view !== undefined && view.key === VIEW) {
+      this.#core = view.core;
+    } else {
+      this.#core = construct(() => new LeaseCore(durationMs, safetyMarginMs));
+    }
+    this.#durationMs = durationMs;
+    this.#safetyMarginMs = safetyMarginMs;
+  }
+
+  /** Both clocks now, for `grant(token, sentAt)`: take it just before sending the request. */
+  static stamp() {
+    return { monoMs: perf.now(), wallMs: Date.now() };
+  }
+
+  /** The lease duration in ms. */
+  get durationMs() {
+    return this.#durationMs;
+  }
+
+  /** Stop believing the lease is held once this little remains, in ms. */
+  get safetyMarginMs() {
+    return this.#safetyMarginMs;
+  }
+
+  /** The `performance.now()` stamp of when the grant's request was sent, or null. */
+  get acquiredAt() {
+    return this.#core.acquiredAt ?? null;
+  }
+
+  /** The fencing token of the current grant, or null. */
+  get token() {
+    return this.#core.token ?? null;
+  }
+
+  /**
+   * Records a grant. `sentAt` is when the grant request was sent: a `Lease.stamp()` (best) or a
+   * `performance.now()` reading. Without it the lease starts now, which is only right if the
+   * grant was obtained with no delay.
+   */
+  grant(token, sentAt) {
+    const monoNow = perf.now();
+    const wallNow = Date.now();
+    let sentMono = monoNow;
+    let sentWall = wallNow;
+    if (typeof sentAt === "number") {
+      sentMono = sentAt;
+      sentWall = wallNow - (monoNow - sentAt);
+    } else if (sentAt !== undefined && sentAt !== null) {
+      sentMono = sentAt.monoMs;
+      sentWall = sentAt.wallMs;
+    }
+    if (typeof token !== "number") {
+      throw new LeaseError("ERR_LEASE_TOKEN", "token must be a number");
+    }
+    construct(() => this.#core.grantAt(token, sentMono, sentWall, monoNow, wallNow));
+  }
+
+  /** Milliseconds left before the grantor may reclaim; 0 when not granted. */
+  remainingMs() {
+    return this.#core.remainingMsAt(perf.now(), Date.now());
+  }
+
+  /** Whether more than the safety margin remains. Check it before acting on the lease. */
+  isSafelyHeld() {
+    return this.#core.isSafelyHeldAt(perf.now(), Date.now());
+  }
+
+  /** Throws `LeaseExpiredError` unless the lease is safely held. */
+  assertHeld() {
+    if (!this.isSafelyHeld()) {
+      throw new LeaseExpiredError({
+        remainingMs: this.remainingMs(),
+        requiredMarginMs: this.#safetyMarginMs,
+      });
+    }
+  }
+}
+
+/** The lease a LeaseHolder manages: read-only, and asking it notices a missed deadline at once. */
+class HeldLease extends Lease {
+  #holder;
+
+  constructor(holder, core, durationMs, safetyMarginMs) {
+    super(durationMs, safetyMarginMs, { key: VIEW, core });
+    this.#holder = holder;
+  }
+
+  grant() {
+    throw new LeaseError("ERR_LEASE_USAGE", "a LeaseHolder's lease is granted by its holder");
+  }
+
+  isSafelyHeld() {
+    const safe = super.isSafelyHeld();
+    if (!safe) this.#holder[VIEW]();
+    return safe;
+  }
+}
+
+// Events after which a sleeping or throttled context should re-check its deadlines.
+const WAKE_EVENTS = ["visibilitychange", "resume", "pageshow", "online", "focus"];
+const awake = new Set();
+let listening = false;
+
+function listenForWakeUps() {
+  if (listening || typeof globalThis.addEventListener !== "function") return;
+  listening = true;
+  const recheck = () => {
+    for (const holder of awake) holder[VIEW](true);
+  };
+  // Capture: `freeze`/`resume` are fired at the document and do not bubble to the window.
+  for (const type of WAKE_EVENTS) {
+    globalThis.addEventListener(type, recheck, { capture: true, passive: true });
+  }
+}
+
+function rethrowLater(error) {
+  queueMicrotask(() => {
+    throw error;
+  });
+}
+
+/**
+ * Acquires and renews a lease from a grantor (the design's `LeaseHolder`).
+ *
+ * The grantor is any object with async `grant({resource, holder, durationMs})` →
+ * `{granted, token}` and `renew({resource, holder, token, durationMs})` →
+ * `{renewed, token, reason?}`, and optionally `release(...)`. Each call also receives a
+ * `requestId` (retries of one attempt never reuse it) and a `signal` that aborts when the
+ * holder stops waiting.
+ */
+export class LeaseHolder {
+  #core;
+  #hold = null;
+  #notHeld;
+  #pending = null;
+  #surrendered = false;
+
+  /** Called with the reason when the lease is lost (not when released). Assign a function. */
+  onLeaseLost = null;
+
+  constructor(grantor, config) {
+    this.#core = construct(
+      () => new HolderCore(grantor, config, (type, detail) => this.#onEvent(type, detail)),
+    );
+    this.grantor = grantor;
+    this.resource = config.resource;
+    this.holderId = config.holderId;
+    this.renewIntervalMs = this.#core.renewIntervalMs;
+    this.lease = new HeldLease(this, this.#core, this.#core.leaseMs, this.#core.marginMs);
+    this.#notHeld = AbortSignal.abort(new LeaseError("ERR_LEASE_NOT_HELD", "no lease is held"));
+    listenForWakeUps();
+  }
+
+  /** Renewal failures in a row; reset by a successful renewal. */
+  get consecutiveFailures() {
+    return this.#core.consecutiveFailures;
+  }
+
+  /** True once the current (or last) hold ended without `release()`. */
+  get surrendered() {
+    this[VIEW]();
+    return this.#surrendered;
+  }
+
+  /**
+   * Aborts no later than the moment the lease stops being safely held (and is already aborted
+   * when nothing is held). Pass it to the work the lease protects.
+   */
+  get signal() {
+    this[VIEW]();
+    return this.#hold?.signal ?? this.#notHeld;
+  }
+
+  /**
+   * Asks for the lease. Resolves `{acquired: true, token}`, or `{acquired: false, reason,
+   * holder?, expiresInMs?}`. With `wait: true` it campaigns until granted, honouring the
+   * grantor's `expiresInMs` hint, else with jittered backoff; abort it with `signal`.
+   */
+  acquire({ wait = false, signal } = {}) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#core.phase === "held") {
+      return Promise.resolve({ acquired: true, token: this.#core.token });
+    }
+    if (this.#pending !== null) {
+      return Promise.reject(new LeaseError("ERR_LEASE_USAGE", "an acquire is already in progress"));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => this.#core.cancelAcquire();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending = {
+        signal,
+        settle: (outcome, error) => {
+          signal?.removeEventListener("abort", onAbort);
+          this.#pending = null;
+          if (error === undefined) resolve(outcome);
+          else reject(error);
+        },
+      };
+      awake.add(this);
+      try {
+        this.#core.acquire(wait);
+      } catch (error) {
+        this.#pending.settle(undefined, fromCore(error));
+      }
+    });
+  }
+
+  /** Ends the hold locally and calls `onLeaseLost(reason)`, as the design's `surrender`. */
+  surrender(reason = "surrendered") {
+    this.#core.surrender(String(reason));
+  }
+
+  /** Ends the hold and tells the grantor, so others need not wait for the expiry. */
+  async release() {
+    await this.#core.release();
+  }
+
+  /** `await using holder = ...` releases at the end of the scope. */
+  [Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose")]() {
+    return this.release();
+  }
+
+  // Called by the lease view, the getters and wake-up events: deliver what a late timer has not
+  // yet delivered (a loss at the margin, a due renewal), so no caller sees a stale state.
+  [VIEW](wokeUp = false) {
+    const core = this.#core;
+    if (wokeUp || (core.phase === "held" && !core.isSafelyHeldAt(perf.now(), Date.now()))) {
+      core.check();
+    }
+  }
+
+  #onEvent(type, detail) {
+    switch (type) {
+      case "acquired":
+        this.#surrendered = false;
+        this.#hold = new AbortController();
+        this.#pending?.settle({ acquired: true, token: detail.token });
+        break;
+      case "acquireFailed": {
+        awake.delete(this);
+        const pending = this.#pending;
+        if (pending === null) break;
+        if (detail.reason === "cancelled" && pending.signal?.aborted) {
+          pending.settle(undefined, pending.signal.reason);
+        } else {
+          pending.settle({ acquired: false, ...detail });
+        }
+        break;
+      }
+      case "lost":
+        awake.delete(this);
+        this.#surrendered = true;
+        this.#endHold(new LeaseError("ERR_LEASE_LOST", `lease lost: ${detail.reason}`, {
+          reason: detail.reason,
+        }));
+        try {
+          this.onLeaseLost?.(detail.reason);
+        } catch (error) {
+          rethrowLater(error);
+        }
+        break;
+      case "released":
+        awake.delete(this);
+        this.#endHold(new LeaseError("ERR_LEASE_RELEASED", "lease released"));
+        break;
+      default:
+        break;
+    }
+  }
+
+  #endHold(reason) {
+    const hold = this.#hold;
+    this.#hold = null;
+    hold?.abort(reason);
+  }
+}
+
+/**
+ * The design's read lease: serve a read locally while the lease is safely held (no other node can
+ * have become holder within it), otherwise confirm with a grantor round trip first.
+ *
+ * Resolves `{ok: true, value, servedFrom: "lease" | "grantor", token}`, or `{ok: false, holder}`
+ * naming the current holder when confirmation fails.
+ */
+export async function leasedRead(holder, read) {
+  if (holder.lease.isSafelyHeld()) {
+    return { ok: true, value: await read(), servedFrom: "lease", token: holder.lease.token };
+  }
+  // Not safely held: asking has already ended any hold inside its margin, so this is a real
+  // round trip that either re-grants (same holder, or nobody else holds it) or names the holder.
+  const confirmed = await holder.acquire();
+  if (!confirmed.acquired) return { ok: false, holder: confirmed.holder ?? null };
+  return { ok: true, value: await read(), servedFrom: "grantor", token: confirmed.token };
+}

@@ -1,0 +1,725 @@
+/**
+ * tenure: leases that stay safe when clocks lie, tabs freeze and networks hang.
+ *
+ * @example
+ * ```ts
+ * import { LeaseHolder } from "tenure";
+ * const holder = new LeaseHolder(grantor, { resource: "job", holderId: "w1", leaseMs: 15000, marginMs: 3000 });
+ * const { acquired, token } = await holder.acquire({ wait: true });
+ * ```
+ * @packageDocumentation
+ */
+
+/** Both clocks read at one moment; see {@link Lease.stamp}. */
+export interface ClockStamp {
+  /** `performance.now()`. */
+  monoMs: number;
+  /** `Date.now()`. */
+  wallMs: number;
+}
+
+/**
+ * A time-bounded grant as the holder sees it (the design's `Lease`). Elapsed time counts each step
+ * between readings as the larger of the monotonic and the wall clock's forward movement, so OS
+ * sleep and clock steps never add validity.
+ */
+export class Lease {
+  /**
+   * @param durationMs how long a grant lasts from the moment its request was sent
+   * @param safetyMarginMs stop believing the lease is held once this little remains
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` unless `durationMs > safetyMarginMs > 0` (finite)
+   */
+  constructor(durationMs: number, safetyMarginMs: number);
+  /** Both clocks now: take it just before sending a grant request, pass it to `grant`. */
+  static stamp(): ClockStamp;
+  /** The lease duration in ms. */
+  readonly durationMs: number;
+  /** The safety margin in ms. */
+  readonly safetyMarginMs: number;
+  /** The `performance.now()` stamp of the grant's send time, or null before a grant. */
+  readonly acquiredAt: number | null;
+  /** The fencing token of the current grant, or null. */
+  readonly token: number | null;
+  /**
+   * Records a grant. `sentAt` is when its request was sent (a {@link ClockStamp}, or a
+   * `performance.now()` reading); without it the lease starts now.
+   * @throws {LeaseError} `ERR_LEASE_TOKEN` unless `token` is an integer in 0..2^53-1
+   */
+  grant(token: number, sentAt?: ClockStamp | number): void;
+  /** Milliseconds left before the grantor may reclaim; 0 when not granted. */
+  remainingMs(): number;
+  /** Whether more than the safety margin remains. Check it before acting on the lease. */
+  isSafelyHeld(): boolean;
+  /** @throws {LeaseExpiredError} unless the lease is safely held */
+  assertHeld(): void;
+}
+
+/** What a grantor's `grant` and `renew` receive besides the design's fields. */
+export interface GrantorCallExtras {
+  /** Unique per attempt; a retry of the same attempt reuses it, a new attempt never does. */
+  requestId: string;
+  /** Aborts when the holder stops waiting for this attempt. */
+  signal: AbortSignal;
+}
+
+/** Arguments of {@link Grantor.grant}. */
+export interface GrantArgs extends GrantorCallExtras {
+  resource: string;
+  holder: string;
+  durationMs: number;
+}
+
+/** Arguments of {@link Grantor.renew}. */
+export interface RenewArgs extends GrantorCallExtras {
+  resource: string;
+  holder: string;
+  token: number;
+  durationMs: number;
+}
+
+/** Arguments of {@link Grantor.release}. */
+export interface ReleaseArgs extends GrantorCallExtras {
+  resource: string;
+  holder: string;
+  token: number;
+}
+
+/** A grant reply: granted with a token, or denied naming the holder and its time left. */
+export type GrantReply =
+  | { granted: true; token: number; durationMs?: number }
+  | { granted: false; holder?: string; expiresInMs?: number };
+
+/** Why a grantor refuses a renewal. Every reason is a definitive loss. */
+export type RenewRefusal = "expired" | "revoked" | "not_holder" | "unknown";
+
+/** A renew reply. */
+export type RenewReply =
+  | { renewed: true; token: number; durationMs?: number }
+  | { renewed: false; reason?: RenewRefusal };
+
+/** Anything that grants and renews leases. Replies are validated strictly. */
+export interface Grantor {
+  grant(args: GrantArgs): Promise<GrantReply> | GrantReply;
+  renew(args: RenewArgs): Promise<RenewReply> | RenewReply;
+  release?(args: ReleaseArgs): Promise<unknown> | unknown;
+}
+
+/** Configuration of a {@link LeaseHolder}. All durations in ms. */
+export interface LeaseHolderConfig {
+  resource: string;
+  holderId: string;
+  /** The lease duration asked of the grantor. */
+  leaseMs: number;
+  /** Stop believing once this little remains; `0 < marginMs < leaseMs`. */
+  marginMs: number;
+  /** Default `leaseMs / 3`; must be less than `leaseMs - marginMs`. */
+  renewIntervalMs?: number;
+  /** One attempt's timeout; default `renewIntervalMs`. A renewal is also abandoned at the margin. */
+  requestTimeoutMs?: number;
+  /** First retry delay after a failure, doubling with jitter; default `renewIntervalMs / 8`. */
+  retryDelayMs?: number;
+  /** Longest retry delay; default `renewIntervalMs`. */
+  retryDelayMaxMs?: number;
+}
+
+/** Why an acquire ended without a lease. */
+export type AcquireFailureReason =
+  | "denied"
+  | "cancelled"
+  | "unreachable"
+  | "timed_out"
+  | "server_error"
+  | "rate_limited"
+  | "bad_request"
+  | "malformed_reply"
+  | "wrong_reply"
+  | "token_regressed"
+  | "too_late";
+
+/** The outcome of {@link LeaseHolder.acquire}. */
+export type AcquireResult =
+  | { acquired: true; token: number }
+  | { acquired: false; reason: AcquireFailureReason; holder?: string; expiresInMs?: number };
+
+/** Why a hold ended: a {@link RenewRefusal}, `margin_exhausted`, `token_regressed`, or the reason given to `surrender`. */
+export type LossReason = RenewRefusal | "margin_exhausted" | "token_regressed" | (string & {});
+
+/** Acquires and renews a lease from a grantor (the design's `LeaseHolder`). */
+export class LeaseHolder implements AsyncDisposable {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad option */
+  constructor(grantor: Grantor, config: LeaseHolderConfig);
+  readonly grantor: Grantor;
+  readonly resource: string;
+  readonly holderId: string;
+  /** The validated renew interval (default `leaseMs / 3`). */
+  readonly renewIntervalMs: number;
+  /** The lease as currently believed; read-only (its `grant` throws). */
+  readonly lease: Lease;
+  /** Renewal failures in a row; reset by a successful renewal. */
+  readonly consecutiveFailures: number;
+  /** True once the current (or last) hold ended without `release()`. */
+  readonly surrendered: boolean;
+  /** Aborts no later than the lease stops being safely held; aborted while nothing is held. */
+  readonly signal: AbortSignal;
+  /** Called with the reason when a hold is lost (not when released). */
+  onLeaseLost: ((reason: LossReason) => void) | null;
+  /**
+   * Asks for the lease. With `wait: true`, campaigns until granted (using the denial's
+   * `expiresInMs`, else jittered backoff); rejects with `signal.reason` if aborted.
+   */
+  acquire(options?: { wait?: boolean; signal?: AbortSignal }): Promise<AcquireResult>;
+  /** Ends the hold locally and calls `onLeaseLost(reason)`. */
+  surrender(reason?: string): void;
+  /** Ends the hold and tells the grantor. */
+  release(): Promise<void>;
+  /** Releases: enables `await using holder = new LeaseHolder(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Options of {@link HttpGrantor}. */
+export interface HttpGrantorOptions {
+  /** The grantor's base URL, e.g. `"http://127.0.0.1:8040"`; paths `/v1/...` are appended. */
+  baseUrl: string;
+  /** Extra request headers, e.g. `{authorization: "Bearer <admin key>"}` for `revoke`. */
+  headers?: Record<string, string>;
+  /** Each request's own timeout (default 10 000 ms); the holder's signal may end it sooner. */
+  timeoutMs?: number;
+  /** `fetch`'s `credentials`, only passed when given (some runtimes reject the option). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/** What {@link HttpGrantor.status} returns. */
+export interface LeaseStatus {
+  resource: string;
+  holder: string | null;
+  token: number | null;
+  expiresInMs: number | null;
+}
+
+/**
+ * The tenure grantor protocol (`/v1`, JSON over HTTP) over `fetch`. Failed calls reject with a
+ * {@link LeaseError} of code `ERR_GRANTOR` whose `kind` is `unreachable`, `timed_out`,
+ * `server_error` (5xx), `rate_limited` (429, with `retryAfterMs`), `bad_request` (other 4xx) or
+ * `malformed_reply`; the holder retries these within its budget.
+ */
+export class HttpGrantor implements Grantor {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `timeoutMs` or missing `fetch` */
+  constructor(options: HttpGrantorOptions);
+  readonly baseUrl: string;
+  grant(args: GrantArgs): Promise<GrantReply>;
+  renew(args: RenewArgs): Promise<RenewReply>;
+  release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  /** Who holds `resource`, by the grantor's clock. */
+  status(resource: string, options?: { signal?: AbortSignal }): Promise<LeaseStatus>;
+  /** Ends the current grant whoever holds it (admin only). */
+  revoke(resource: string, options?: { signal?: AbortSignal }): Promise<{ revoked: boolean }>;
+  /** Writes to the grantor's fenced resource: accepted only if no larger token wrote first. */
+  fencedWrite(
+    resource: string,
+    payload: unknown,
+    token: number,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ accepted: boolean; lastToken: number }>;
+  /** Reads the grantor's fenced resource. */
+  fencedRead(
+    resource: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ payload: unknown; lastToken: number | null }>;
+  /** Adds items to a queue, in order; a known `dedupeKey` returns the existing item's id. */
+  enqueue(
+    queue: string,
+    items: NewWorkItem[],
+    options?: { signal?: AbortSignal },
+  ): Promise<{ items: { itemId: number; enqueued: boolean }[] }>;
+  /** Claims the oldest claimable item. Prefer {@link WorkClaimer}, which heartbeats and knows the deadline. */
+  claim(args: ClaimArgs): Promise<ClaimReply>;
+  /** Extends a live claim; rejects with `grantorCode: "stale_claim"` when it is not live. */
+  heartbeat(args: HeartbeatArgs): Promise<{ extended: true; token: number; claimMs: number }>;
+  /** Completes an item, fenced by its claim token (`grantorCode: "stale_claim"` when stale). */
+  complete(args: CompleteArgs): Promise<{ completed: true; token: number }>;
+  /** Gives an item back after a failed attempt, fenced by its claim token. */
+  fail(args: FailArgs): Promise<FailReply>;
+  /** How many items of a queue are in each state. */
+  queueStats(queue: string, options?: { signal?: AbortSignal }): Promise<QueueStats>;
+  /** One item's record, including the claim token that completed it. */
+  queueItem(queue: string, itemId: number, options?: { signal?: AbortSignal }): Promise<WorkItemRecord>;
+}
+
+/** The outcome of {@link leasedRead}. */
+export type LeasedReadResult<T> =
+  | { ok: true; value: T; servedFrom: "lease" | "grantor"; token: number }
+  | { ok: false; holder: string | null };
+
+/**
+ * The design's read lease: serves `read()` locally while the lease is safely held, otherwise
+ * confirms with a grantor round trip first; fails naming the current holder.
+ */
+export function leasedRead<T>(
+  holder: LeaseHolder,
+  read: () => T | Promise<T>,
+): Promise<LeasedReadResult<T>>;
+
+/** Stable codes of {@link LeaseError}. */
+export type LeaseErrorCode =
+  | "ERR_GRANTOR"
+  | "ERR_LEASE_CONFIG"
+  | "ERR_LEASE_EXPIRED"
+  | "ERR_LEASE_TOKEN"
+  | "ERR_LEASE_TIME"
+  | "ERR_LEASE_USAGE"
+  | "ERR_LEASE_LOST"
+  | "ERR_LEASE_RELEASED"
+  | "ERR_LEASE_NOT_HELD"
+  /** {@link TabLease} or {@link FencedStore} in a runtime without IndexedDB; see `missing`. */
+  | "ERR_TAB_UNSUPPORTED"
+  /** IndexedDB failed under a {@link TabLease} or {@link FencedStore} (quota, storage cleared). */
+  | "ERR_TAB_STORAGE"
+  /** A {@link TabLease}'s heartbeat worker could not start (blocked by CSP, not bundled). */
+  | "ERR_TAB_WORKER"
+  /** A {@link TabLease} was used after `close()`. */
+  | "ERR_TAB_CLOSED"
+  /** A {@link Claim} was not safely held when it was about to be completed; nothing was sent. */
+  | "ERR_CLAIM_LOST"
+  /** The grantor refused a {@link Claim}'s token: the claim ran out or another worker has the item. */
+  | "ERR_CLAIM_STALE";
+
+/** Every error tenure throws (and every `signal.reason` it sets). */
+export class LeaseError extends Error {
+  readonly name: "LeaseError" | "LeaseExpiredError";
+  readonly code: LeaseErrorCode;
+  /** For `ERR_LEASE_CONFIG`: the offending option. */
+  readonly field?: string;
+  /** For `ERR_LEASE_LOST`: why the lease was lost. */
+  readonly reason?: LossReason;
+  /** For `ERR_GRANTOR`: the kind of failure. */
+  readonly kind?:
+    | "unreachable"
+    | "timed_out"
+    | "server_error"
+    | "rate_limited"
+    | "bad_request"
+    | "malformed_reply";
+  /** For `ERR_GRANTOR`: the HTTP status, if a reply arrived. */
+  readonly status?: number;
+  /** For `ERR_GRANTOR`: the grantor's error `code`, if its reply had one. */
+  readonly grantorCode?: string;
+  /** For `ERR_GRANTOR` with `rate_limited` or a 503: the grantor's `Retry-After`, in ms. */
+  readonly retryAfterMs?: number;
+  /** For `ERR_TAB_UNSUPPORTED`: the missing platform features, e.g. `["indexedDB"]`. */
+  readonly missing?: string[];
+}
+
+/** Thrown by {@link Lease.assertHeld}. */
+export class LeaseExpiredError extends LeaseError {
+  readonly name: "LeaseExpiredError";
+  readonly code: "ERR_LEASE_EXPIRED";
+  readonly remainingMs: number;
+  readonly requiredMarginMs: number;
+}
+
+/** True for any error tenure threw, from any copy of the package or realm. */
+export function isLeaseError(value: unknown): value is LeaseError;
+
+/**
+ * Why a {@link TabLease} stopped being the active tab.
+ *
+ * - `released`: `release()` or `close()` was called.
+ * - `pagehide`: the page was closed, navigated away or entered the back/forward cache.
+ * - `expired`: its heartbeat could not be renewed in time: the tab was frozen, its main thread
+ *   hung, or storage failed; judged on this tab's own clocks.
+ * - `stolen`: another tab took the Web Lock, having seen this tab's heartbeat go stale.
+ * - `superseded`: the shared log holds a newer epoch (another tab took over).
+ * - `grantor_lost`: global mode only: the grantor lease was lost while the tab role was kept; the
+ *   tab campaigns for it again and becomes active once it is granted.
+ */
+export type TabInactiveReason =
+  | "released"
+  | "pagehide"
+  | "expired"
+  | "stolen"
+  | "superseded"
+  | "grantor_lost"
+  | (string & {});
+
+/** Global mode: the active tab holds this grantor lease for the whole browser. Durations in ms. */
+export interface TabLeaseGlobalOptions {
+  /**
+   * The grantor, usually an {@link HttpGrantor}. It stays on the page; the heartbeat worker only
+   * schedules its calls (so any grantor object works).
+   */
+  grantor: Grantor;
+  /** The grantor resource. */
+  resource: string;
+  /** The grantor holder id; default a random id kept per origin in IndexedDB, shared by its tabs. */
+  holderId?: string;
+  leaseMs: number;
+  marginMs: number;
+  renewIntervalMs?: number;
+  requestTimeoutMs?: number;
+  retryDelayMs?: number;
+  retryDelayMaxMs?: number;
+}
+
+/** Options of {@link TabLease}. Durations in ms. */
+export interface TabLeaseOptions {
+  /**
+   * How long a heartbeat keeps the role (default 5 000): a frozen or hung active tab is taken
+   * over about this long after its last heartbeat. Keep it above your longest main-thread task.
+   */
+  leaseMs?: number;
+  /** Stop believing with this much of the lease left (default 1 000); `0 < marginMs < leaseMs`. */
+  marginMs?: number;
+  /** Heartbeat interval; default `leaseMs / 3`, less than `leaseMs - marginMs`. */
+  renewIntervalMs?: number;
+  /**
+   * `"worker"` (default in a window): a dedicated worker beats, so hidden-tab timer throttling
+   * cannot delay it, and writes a heartbeat only after the page answers, so a frozen or hung page
+   * loses the role. `"inline"` (default in workers): this context's own timers beat.
+   */
+  heartbeat?: "worker" | "inline";
+  /** Use Web Locks where available (default true); `false` runs on the lease alone. */
+  webLocks?: boolean;
+  /** Global mode: also hold a grantor lease while active. */
+  global?: TabLeaseGlobalOptions | null;
+  /** Same as assigning {@link TabLease.onActive}. */
+  onActive?: ((hold: TabLeaseHold) => void) | null;
+  /** Same as assigning {@link TabLease.onInactive}. */
+  onInactive?: ((reason: TabInactiveReason) => void) | null;
+}
+
+/** What {@link TabLease.acquire} resolves. */
+export interface TabLeaseGrant {
+  /** The fencing token of this hold: larger than every earlier hold's, across tabs. */
+  epoch: number;
+  /** Global mode: the grantor's token for this hold; otherwise null. */
+  grantorToken: number | null;
+}
+
+/** What {@link TabLease.onActive} receives. */
+export interface TabLeaseHold extends TabLeaseGrant {
+  /** Aborts when this hold ends. */
+  signal: AbortSignal;
+}
+
+/**
+ * One active tab per name among the tabs (and workers) of one browser profile and origin.
+ *
+ * Exclusive through Web Locks, which hand the role over at once when the active tab closes,
+ * navigates away or crashes. A heartbeat lease on a shared IndexedDB log (announced over
+ * BroadcastChannel) bounds a frozen or hung holder: another tab takes over about `leaseMs` after
+ * its last heartbeat, stealing the lock, with a larger epoch. The old tab learns it lost before
+ * it can act: `isActive` and `signal` are judged on its own clocks, and on `resume`. Writes
+ * through {@link FencedStore} (or `grantor.fencedWrite` with `grantorToken`) reject stale epochs.
+ * Without Web Locks it runs on the lease alone, with the same fencing.
+ *
+ * @example
+ * ```ts
+ * const tab = new TabLease("editor", { leaseMs: 5000, marginMs: 1000 });
+ * tab.onActive = ({ epoch, signal }) => startSync({ epoch, signal });
+ * tab.onInactive = (reason) => showBanner(`another tab took over (${reason})`);
+ * await tab.acquire();
+ * ```
+ */
+export class TabLease implements AsyncDisposable {
+  /**
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad option; `ERR_TAB_UNSUPPORTED` where
+   *   IndexedDB is missing (Node, Deno)
+   */
+  constructor(name: string, options?: TabLeaseOptions);
+  readonly name: string;
+  readonly leaseMs: number;
+  readonly marginMs: number;
+  readonly renewIntervalMs: number;
+  /** Where the heartbeat runs. */
+  readonly heartbeat: "worker" | "inline";
+  /** `"web-locks"`, or `"lease"` without Web Locks. */
+  readonly mode: "web-locks" | "lease";
+  /** `"idle"` (not a candidate), `"waiting"`, `"active"` or `"closed"`. */
+  readonly state: "idle" | "waiting" | "active" | "closed";
+  /** Whether this tab is active now; every read re-checks the clocks. */
+  readonly isActive: boolean;
+  /** The epoch of the current or most recent hold, or null before the first. */
+  readonly epoch: number | null;
+  /** Global mode: the grantor token of the current or most recent grant, else null. */
+  readonly grantorToken: number | null;
+  /**
+   * Aborts when this tab stops being active (reason: a {@link LeaseError}, `ERR_LEASE_LOST` or
+   * `ERR_LEASE_RELEASED`, with `reason`); already aborted while it is not active.
+   */
+  readonly signal: AbortSignal;
+  /** Called with the hold when this tab becomes active. */
+  onActive: ((hold: TabLeaseHold) => void) | null;
+  /** Called with the reason when this tab stops being active. */
+  onInactive: ((reason: TabInactiveReason) => void) | null;
+  /**
+   * Becomes a candidate (staying one, also after losing, until `release()`), and resolves once
+   * this tab is active. Aborting `signal` rejects with its reason and, unless the tab is active,
+   * withdraws the candidacy.
+   * @throws {LeaseError} `ERR_TAB_CLOSED`, `ERR_TAB_WORKER` (as rejections)
+   */
+  acquire(options?: { signal?: AbortSignal }): Promise<TabLeaseGrant>;
+  /** Steps down and withdraws; resolves once the next tab may take over at once. */
+  release(): Promise<void>;
+  /** Releases, stops the worker and removes listeners. */
+  close(): Promise<void>;
+  /** @throws {LeaseError} `ERR_LEASE_NOT_HELD` unless this tab is active right now */
+  assertActive(): void;
+  /** `new FencedStore(name).write(key, value, epoch)` with this tab's current or last epoch. */
+  fencedWrite<T>(key: IDBValidKey, value: T): Promise<FencedWriteResult>;
+  /** `new FencedStore(name).read(key)`. */
+  fencedRead<T = unknown>(key: IDBValidKey): Promise<FencedEntry<T> | null>;
+  /** Closes: enables `await using tab = new TabLease(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** The outcome of {@link FencedStore.write}. */
+export interface FencedWriteResult {
+  accepted: boolean;
+  /** The name's newest epoch (the writer's when accepted), or null if it was never held. */
+  epoch: number | null;
+}
+
+/** A value read from a {@link FencedStore}, with the epoch that wrote it. */
+export interface FencedEntry<T> {
+  value: T;
+  epoch: number;
+}
+
+/**
+ * Values in IndexedDB fenced by a {@link TabLease} name's epochs: a write is accepted only with
+ * the newest epoch granted for the name (checked just before) and never after a write with a
+ * newer one (checked in the write's own transaction), so a tab that lost the role, even one
+ * frozen through the takeover, can no longer write. That transaction reads before it writes: a
+ * tab frozen inside it holds up other fenced writes (never the election) until it resumes.
+ */
+export class FencedStore<T = unknown> {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad name; `ERR_TAB_UNSUPPORTED` without IndexedDB */
+  constructor(name: string);
+  readonly name: string;
+  /**
+   * Writes `value` (structured-cloneable) under `key` if `epoch` is the name's newest.
+   * @throws {LeaseError} `ERR_LEASE_TOKEN` for a non-positive or fractional epoch,
+   *   `ERR_LEASE_USAGE` for an invalid key, `ERR_TAB_STORAGE` (as rejections)
+   */
+  write(key: IDBValidKey, value: T, epoch: number): Promise<FencedWriteResult>;
+  /** The value under `key` and the epoch that wrote it, or null. */
+  read(key: IDBValidKey): Promise<FencedEntry<T> | null>;
+}
+
+/** One item for {@link HttpGrantor.enqueue}. */
+export interface NewWorkItem {
+  /** Any JSON value; what the claiming worker receives. */
+  payload: unknown;
+  /** While an item with this key exists in the queue, another with it is not added. */
+  dedupeKey?: string;
+  /** Claims allowed before the item is dead-lettered; default the grantor's `--max-attempts`. */
+  maxAttempts?: number;
+}
+
+/** A work item as a claim hands it out. */
+export interface WorkItem<P = unknown> {
+  /** The item's id, in creation order. */
+  id: number;
+  payload: P;
+  /** Claims so far, this one included. */
+  attempts: number;
+  /** Claims allowed before it is dead-lettered. */
+  maxAttempts: number;
+}
+
+/** Arguments of {@link HttpGrantor.claim}. */
+export interface ClaimArgs {
+  queue: string;
+  worker: string;
+  claimMs: number;
+  /** A retry with the same id gets the same item while that claim lives. */
+  requestId?: string;
+  signal?: AbortSignal;
+}
+
+/** A claim reply: an item with its claim token and granted duration, or nothing claimable. */
+export type ClaimReply =
+  | { claimed: true; item: WorkItem; token: number; claimMs: number }
+  | { claimed: false };
+
+/** The fields that identify one claim of one item. */
+export interface ClaimIdentity {
+  queue: string;
+  itemId: number;
+  worker: string;
+  token: number;
+  signal?: AbortSignal;
+}
+
+/** Arguments of {@link HttpGrantor.heartbeat}. */
+export interface HeartbeatArgs extends ClaimIdentity {
+  claimMs: number;
+}
+
+/** Arguments of {@link HttpGrantor.complete}. */
+export interface CompleteArgs extends ClaimIdentity {
+  result?: unknown;
+}
+
+/** Arguments of {@link HttpGrantor.fail}. */
+export interface FailArgs extends ClaimIdentity {
+  error?: unknown;
+}
+
+/** Where a work item is: `dead` is the dead-letter state after its last allowed attempt. */
+export type WorkItemState = "pending" | "claimed" | "done" | "dead";
+
+/** The reply to a failed attempt: the item is pending again, or dead. */
+export interface FailReply {
+  state: "pending" | "dead";
+  attempts: number;
+  maxAttempts: number;
+}
+
+/** How many items of a queue are in each state, by the grantor's clock. */
+export interface QueueStats {
+  queue: string;
+  pending: number;
+  claimed: number;
+  done: number;
+  dead: number;
+}
+
+/** One item's record, as {@link HttpGrantor.queueItem} returns it. */
+export interface WorkItemRecord {
+  id: number;
+  state: WorkItemState;
+  payload: unknown;
+  dedupeKey: string | null;
+  attempts: number;
+  maxAttempts: number;
+  /** The latest claim's token; 0 when never claimed. */
+  claimToken: number;
+  claimedBy: string | null;
+  /** Time left on a live claim; null unless `claimed`. */
+  claimExpiresInMs: number | null;
+  /** The claim token that completed it: exactly one claim completes an item. Null unless `done`. */
+  completedToken: number | null;
+  completedBy: string | null;
+  result: unknown;
+  lastError: unknown;
+}
+
+/** Options of {@link WorkClaimer}. Durations in ms. */
+export interface WorkClaimerOptions {
+  queue: string;
+  /** This worker's identity, sent with every claim. */
+  workerId: string;
+  /** How long a claim lasts without a heartbeat; heartbeats go out every `claimMs / 3`. */
+  claimMs: number;
+  /** A claim's `signal` aborts with this much left; `0 < marginMs < claimMs * 2/3`. */
+  marginMs: number;
+  /** One claim or heartbeat attempt's timeout; default `claimMs / 3`. */
+  requestTimeoutMs?: number;
+}
+
+/** What {@link WorkClaimer.process} passes to its handler besides the item. */
+export interface ClaimContext {
+  /** Aborts no later than the claim stops being safely held. Pass it to the work. */
+  signal: AbortSignal;
+  /** The claim token: pass it to fenced writes made on the item's behalf. */
+  token: number;
+  claim: Claim;
+}
+
+/** How one item ended in {@link WorkClaimer.process}. */
+export interface ClaimOutcome<P = unknown> {
+  /** `lost`: the claim ended before the item could be settled (see `error`). */
+  status: "completed" | "failed" | "lost";
+  item: WorkItem<P>;
+  token: number;
+  result?: unknown;
+  error?: unknown;
+  /** For `failed`: whether the item is `pending` again or `dead`. */
+  state?: "pending" | "dead";
+}
+
+/** Options of {@link WorkClaimer.process}. */
+export interface ProcessOptions {
+  /** Items in hand at once (default 1). */
+  concurrency?: number;
+  /** Aborting stops claiming; `process` resolves once the items in hand are settled. */
+  signal?: AbortSignal;
+  /** First back-off when nothing is claimable or the grantor is unreachable (default 50). */
+  idleDelayMs?: number;
+  /** Longest back-off (default 2000). */
+  idleDelayMaxMs?: number;
+  /** Called each time a claim finds nothing, before backing off. */
+  onIdle?: () => void | Promise<void>;
+  /** Called once per claimed item with how it ended. */
+  onSettled?: (outcome: ClaimOutcome) => void;
+}
+
+/** Counts of what {@link WorkClaimer.process} did. */
+export interface ProcessCounts {
+  claimed: number;
+  completed: number;
+  failed: number;
+  lost: number;
+}
+
+/**
+ * One claimed item: a processing lease that heartbeats by itself. Act on it while `signal` is not
+ * aborted, then `complete` or `fail` it.
+ */
+export class Claim {
+  readonly item: WorkItem;
+  /** Larger than every earlier claim's token on this item. */
+  readonly token: number;
+  /** Aborts no later than the claim stops being safely held, and once it is settled. */
+  readonly signal: AbortSignal;
+  /** Milliseconds left before the grantor may hand the item to another worker. */
+  remainingMs(): number;
+  /** Whether more than the margin remains now. On workerd, ask after I/O: clocks move only then. */
+  isSafelyHeld(): boolean;
+  /** @throws {LeaseError} `ERR_CLAIM_LOST` unless safely held now */
+  assertHeld(): void;
+  /**
+   * Completes the item, fenced by the token. Checks the deadline right before sending.
+   * @throws {LeaseError} `ERR_CLAIM_LOST` (not sent), `ERR_CLAIM_STALE` (refused by the grantor),
+   *   `ERR_GRANTOR`, `ERR_LEASE_USAGE` when already settled (as rejections)
+   */
+  complete(result?: unknown): Promise<{ completed: true; token: number }>;
+  /**
+   * Gives the item back after a failed attempt; Errors are stored as `{name, message, code?}`.
+   * @throws {LeaseError} `ERR_CLAIM_STALE`, `ERR_GRANTOR`, `ERR_LEASE_USAGE` (as rejections)
+   */
+  fail(error?: unknown): Promise<FailReply>;
+}
+
+/**
+ * Claims work items from a grantor queue (the design's work claims), each under its own
+ * processing lease driven by the core: heartbeats every `claimMs / 3`, the deadline judged on both
+ * clocks from when the claim was sent, and a `signal` that aborts at the margin.
+ *
+ * @example
+ * ```ts
+ * const claimer = new WorkClaimer(grantor, { queue: "thumbnails", workerId: "edge-1", claimMs: 15000, marginMs: 3000 });
+ * await claimer.process(async (item, { signal }) => render(item.payload, { signal }), { concurrency: 4, signal });
+ * ```
+ */
+export class WorkClaimer {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad option */
+  constructor(grantor: HttpGrantor, options: WorkClaimerOptions);
+  readonly grantor: HttpGrantor;
+  readonly queue: string;
+  readonly workerId: string;
+  readonly claimMs: number;
+  readonly marginMs: number;
+  /** `claimMs / 3`. */
+  readonly heartbeatIntervalMs: number;
+  /** Claims the oldest claimable item, or resolves null when there is none. */
+  claim(options?: { signal?: AbortSignal }): Promise<Claim | null>;
+  /** Runs a worker loop until `signal` aborts; resolves with counts once in-hand items settle. */
+  process<P = unknown>(
+    handler: (item: WorkItem<P>, context: ClaimContext) => unknown,
+    options?: ProcessOptions,
+  ): Promise<ProcessCounts>;
+}

@@ -1,0 +1,360 @@
+// WorkClaimer: the design's work claims. Each claim is a processing lease on one queue item,
+// driven by a LeaseHolder whose "grantor" is a small adapter (grant = claim the next item, renew
+// = heartbeat, release = give the item back). So a claim gets everything a lease gets from the
+// core: the clock starts when the claim request was sent, expiry is judged on both clocks, each
+// heartbeat has its own timeout, and `signal` aborts at the margin, before the grantor can hand
+// the item to another worker.
+
+import { LeaseHolder } from "./api.js";
+import { LeaseError } from "./errors.js";
+
+const MAX_DURATION_MS = 2_147_483_647;
+// Failure reports are stored with the item; the grantor refuses bodies over 64 KiB.
+const MAX_ERROR_TEXT = 4096;
+
+function configError(field, message) {
+  return new LeaseError("ERR_LEASE_CONFIG", `${field} ${message}`, { field });
+}
+
+function checkName(value, field) {
+  if (typeof value !== "string" || value === "") throw configError(field, "must be a non-empty string");
+}
+
+function isSafeId(value) {
+  return Number.isSafeInteger(value) && value >= 1;
+}
+
+/** What `fail(error)` stores: Errors as `{name, message, code?}`, other values as JSON allows. */
+function describeError(error) {
+  if (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)) {
+    const described = {
+      name: String(error.name ?? "Error"),
+      message: String(error.message).slice(0, MAX_ERROR_TEXT),
+    };
+    if (typeof error.code === "string") described.code = error.code;
+    return described;
+  }
+  try {
+    const text = JSON.stringify(error);
+    if (text !== undefined && text.length <= MAX_ERROR_TEXT) return error;
+  } catch {
+    // Not JSON (cycles, BigInt): fall through to its string form.
+  }
+  return String(error).slice(0, MAX_ERROR_TEXT);
+}
+
+function staleError(what, cause) {
+  return new LeaseError("ERR_CLAIM_STALE", `${what}: the grantor no longer holds this claim`, { cause });
+}
+
+function delay(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** The grantor a claim's LeaseHolder talks to: one claim of one item of one queue. */
+class ClaimAdapter {
+  item = null;
+  lastError;
+  // Set once the claim has an outcome at the grantor, so giving it back is a no-op.
+  ended = false;
+
+  constructor(grantor, queue) {
+    this.grantor = grantor;
+    this.queue = queue;
+  }
+
+  async grant({ holder, durationMs, requestId, signal }) {
+    let reply;
+    try {
+      reply = await this.grantor.claim({ queue: this.queue, worker: holder, claimMs: durationMs, requestId, signal });
+    } catch (error) {
+      this.lastError = error;
+      throw error;
+    }
+    if (reply?.claimed === false) return { granted: false };
+    if (reply?.claimed !== true || typeof reply.item !== "object" || !isSafeId(reply.item?.id)) {
+      // Not a claim the core may accept: report it as such (a malformed reply, never a grant).
+      return { granted: "malformed" };
+    }
+    this.item = reply.item;
+    return { granted: true, token: reply.token, durationMs: reply.claimMs };
+  }
+
+  async renew({ holder, token, durationMs, signal }) {
+    try {
+      const reply = await this.grantor.heartbeat({
+        queue: this.queue,
+        itemId: this.item.id,
+        worker: holder,
+        token,
+        claimMs: durationMs,
+        signal,
+      });
+      return { renewed: reply?.extended, token: reply?.token, durationMs: reply?.claimMs };
+    } catch (error) {
+      // A definitive answer that the claim is gone, unlike a network failure, which is retried.
+      if (error?.grantorCode === "stale_claim" || error?.grantorCode === "no_such_item") {
+        return { renewed: false, reason: "not_holder" };
+      }
+      throw error;
+    }
+  }
+
+  // The core calls it for a claim given back without an outcome: one that arrived with no safe
+  // time left, or a `release()`. Reported as a failed attempt, so the item is claimable at once.
+  async release({ holder, token, signal }) {
+    if (this.ended || this.item === null) return;
+    this.ended = true;
+    const error = { name: "ClaimReleased", message: "the claim was given back unused" };
+    await this.grantor
+      .fail({ queue: this.queue, itemId: this.item.id, worker: holder, token, error, signal })
+      .catch(() => {});
+  }
+}
+
+/**
+ * One claimed item. Act on it only while `signal` is not aborted, and finish it with
+ * `complete(result)` or `fail(error)`; without either, the claim keeps heartbeating until it is
+ * lost.
+ */
+export class Claim {
+  #claimer;
+  #holder;
+  #adapter;
+  #signal;
+  #settled = false;
+
+  constructor(claimer, holder, adapter, token) {
+    this.#claimer = claimer;
+    this.#holder = holder;
+    this.#adapter = adapter;
+    // This hold's own signal, so its abort reason (lost or settled) stays readable afterwards.
+    this.#signal = holder.signal;
+    /** `{id, payload, attempts, maxAttempts}` as the grantor handed it out. */
+    this.item = adapter.item;
+    /** The claim token: larger than every earlier claim's on this item. */
+    this.token = token;
+  }
+
+  /** Aborts no later than the claim stops being safely held (and once it is settled). */
+  get signal() {
+    // Asking the holder first delivers a loss whose timer has not fired yet.
+    void this.#holder.signal;
+    return this.#signal;
+  }
+
+  /** Milliseconds left before the grantor may hand the item to another worker. */
+  remainingMs() {
+    return this.#holder.lease.remainingMs();
+  }
+
+  /**
+   * Whether more than the margin remains, judged on the clocks now. On workerd the clocks move
+   * only at I/O, so ask after the I/O that ended a stretch of work, not during it.
+   */
+  isSafelyHeld() {
+    return !this.#settled && this.#holder.lease.isSafelyHeld();
+  }
+
+  /** Throws `ERR_CLAIM_LOST` unless the claim is safely held now. */
+  assertHeld() {
+    if (!this.isSafelyHeld()) {
+      throw new LeaseError("ERR_CLAIM_LOST", `claim ${this.token} on item ${this.item.id} is not safely held`);
+    }
+  }
+
+  /**
+   * Completes the item, fenced by the claim token. Refuses (`ERR_CLAIM_LOST`, nothing sent) unless
+   * the claim is safely held right before each send; retries network failures while it is.
+   * Rejects with `ERR_CLAIM_STALE` when the grantor refuses the token.
+   */
+  complete(result = null) {
+    return this.#settle("complete", { result }, true);
+  }
+
+  /**
+   * Gives the item back after a failed attempt: it is pending again, or dead-lettered after its
+   * last allowed attempt. Resolves `{state, attempts, maxAttempts}`. Sent even when the claim is
+   * no longer safely held, since the grantor's token check decides; rejects with
+   * `ERR_CLAIM_STALE` when it refuses.
+   */
+  fail(error) {
+    return this.#settle("fail", { error: describeError(error) }, false);
+  }
+
+  async #settle(operation, body, needsHold) {
+    if (this.#settled) throw new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`);
+    this.#settled = true;
+    const claimer = this.#claimer;
+    const request = {
+      queue: claimer.queue,
+      itemId: this.item.id,
+      worker: claimer.workerId,
+      token: this.token,
+      ...body,
+    };
+    try {
+      for (let attempt = 1; ; attempt++) {
+        // Checked right before every send: the last I/O may have been long ago on this clock.
+        if (needsHold && !this.#holder.lease.isSafelyHeld()) {
+          throw new LeaseError(
+            "ERR_CLAIM_LOST",
+            `claim ${this.token} on item ${this.item.id} is not safely held; not sent`,
+          );
+        }
+        try {
+          return await claimer.grantor[operation](request);
+        } catch (error) {
+          if (error?.grantorCode === "stale_claim") throw staleError(operation, error);
+          const retryable = error?.code === "ERR_GRANTOR" && error.kind !== "bad_request" && error.kind !== "malformed_reply";
+          if (!retryable || attempt >= 4 || (!needsHold && !this.#holder.lease.isSafelyHeld())) throw error;
+          await delay(Math.min(1000, 50 * 2 ** attempt));
+        }
+      }
+    } finally {
+      this.#adapter.ended = true;
+      await this.#holder.release();
+    }
+  }
+}
+
+/**
+ * Claims work items from a queue of a grantor with the queue protocol (`HttpGrantor`), one
+ * processing lease per item. See `process` for a ready-made worker loop.
+ */
+export class WorkClaimer {
+  constructor(grantor, { queue, workerId, claimMs, marginMs, requestTimeoutMs } = {}) {
+    for (const method of ["claim", "heartbeat", "complete", "fail"]) {
+      if (typeof grantor?.[method] !== "function") {
+        throw configError(`grantor.${method}`, "must be a function on the grantor");
+      }
+    }
+    checkName(queue, "queue");
+    checkName(workerId, "workerId");
+    if (!(Number.isFinite(claimMs) && claimMs > 0 && claimMs <= MAX_DURATION_MS)) {
+      throw configError("claimMs", `must be a number from 1 to ${MAX_DURATION_MS}`);
+    }
+    if (!(Number.isFinite(marginMs) && marginMs > 0 && marginMs < claimMs)) {
+      throw configError("marginMs", "must be a number above 0 and below claimMs");
+    }
+    const heartbeatMs = claimMs / 3;
+    if (!(heartbeatMs < claimMs - marginMs)) {
+      throw configError("marginMs", "must leave room for a heartbeat: below claimMs * 2/3");
+    }
+    this.grantor = grantor;
+    this.queue = queue;
+    this.workerId = workerId;
+    this.claimMs = claimMs;
+    this.marginMs = marginMs;
+    /** Heartbeats go out every `claimMs / 3`. */
+    this.heartbeatIntervalMs = heartbeatMs;
+    this.requestTimeoutMs = requestTimeoutMs;
+  }
+
+  /**
+   * Claims the oldest claimable item: resolves a `Claim`, or null when nothing is claimable.
+   * Rejects with an `ERR_GRANTOR` error when the grantor cannot be asked.
+   */
+  async claim({ signal } = {}) {
+    const adapter = new ClaimAdapter(this.grantor, this.queue);
+    const config = {
+      resource: this.queue,
+      holderId: this.workerId,
+      leaseMs: this.claimMs,
+      marginMs: this.marginMs,
+    };
+    if (this.requestTimeoutMs !== undefined) config.requestTimeoutMs = this.requestTimeoutMs;
+    const holder = new LeaseHolder(adapter, config);
+    const outcome = await holder.acquire({ signal });
+    if (outcome.acquired) return new Claim(this, holder, adapter, outcome.token);
+    if (outcome.reason === "denied") return null;
+    if (adapter.lastError !== undefined) throw adapter.lastError;
+    const error = new LeaseError("ERR_GRANTOR", `claim failed: ${outcome.reason}`);
+    error.kind = outcome.reason === "too_late" ? "timed_out" : outcome.reason;
+    throw error;
+  }
+
+  /**
+   * Runs a worker loop until `signal` aborts: up to `concurrency` items at a time, each claimed,
+   * heartbeated every `claimMs / 3`, passed to `handler(item, {signal, token, claim})`, and then
+   * completed with the handler's result or failed with its error. When nothing is claimable (or
+   * the grantor cannot be reached) it backs off, from `idleDelayMs` doubling to
+   * `idleDelayMaxMs`, calling `onIdle()` first. On abort it claims nothing more and resolves,
+   * with counts, once the items in hand are settled.
+   */
+  async process(
+    handler,
+    { concurrency = 1, signal, idleDelayMs = 50, idleDelayMaxMs = 2000, onIdle, onSettled } = {},
+  ) {
+    if (typeof handler !== "function") throw configError("handler", "must be a function");
+    if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+      throw configError("concurrency", "must be an integer of at least 1");
+    }
+    const counts = { claimed: 0, completed: 0, failed: 0, lost: 0 };
+    const report = (outcome) => {
+      counts[outcome.status === "completed" ? "completed" : outcome.status === "failed" ? "failed" : "lost"]++;
+      try {
+        onSettled?.(outcome);
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    };
+    const slot = async () => {
+      let idle = 0;
+      while (!signal?.aborted) {
+        let claim = null;
+        try {
+          // Not aborted by `signal`: a claim the grantor already made would be stranded until it
+          // ran out. An item that arrives after the abort is in hand, so it is processed.
+          claim = await this.claim();
+        } catch {
+          // Unreachable or refused: back off as when idle; the next claim asks again.
+        }
+        if (claim === null) {
+          await onIdle?.();
+          if (signal?.aborted) break;
+          const ceiling = Math.min(idleDelayMaxMs, idleDelayMs * 2 ** Math.min(idle++, 20));
+          await delay(ceiling / 2 + Math.random() * (ceiling / 2), signal);
+          continue;
+        }
+        idle = 0;
+        counts.claimed++;
+        report(await this.#run(handler, claim));
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, slot));
+    return counts;
+  }
+
+  async #run(handler, claim) {
+    const { item, token } = claim;
+    let result;
+    try {
+      result = await handler(item, { signal: claim.signal, token, claim });
+    } catch (error) {
+      try {
+        const failed = await claim.fail(error);
+        return { status: "failed", item, token, error, state: failed?.state };
+      } catch (failError) {
+        return { status: "lost", item, token, error: failError };
+      }
+    }
+    try {
+      await claim.complete(result ?? null);
+      return { status: "completed", item, token, result };
+    } catch (error) {
+      return { status: "lost", item, token, error };
+    }
+  }
+}

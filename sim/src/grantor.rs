@@ -1,0 +1,355 @@
+//! The reference grantor and the fenced resource, with authoritative (true) time.
+//!
+//! The grantor implements the protocol's semantics as the design states them, and nothing
+//! more:
+//! - grant only if the resource is free, expired, or already held by the same holder; every
+//!   successful grant issues `token + 1`;
+//! - renew only for the current holder with the matching token while unexpired; the token stays;
+//!   otherwise refuse with `expired`, `revoked` or `not_holder`;
+//! - a request id seen before returns the original outcome without being applied again;
+//! - revocation ends the current grant at once;
+//! - a restart keeps tokens and grants, and holds every grant that was unexpired when it went
+//!   down for its full duration from the moment it is back (its clock restarted, so it cannot
+//!   know how much of the grant had passed);
+//! - the fenced resource accepts a write iff `last_token <= token`.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+use tenure::core::{Reply, RequestId, RequestKind};
+use tenure::protocol::{GrantOutcome, RenewOutcome, RenewRefusal, Token};
+
+use crate::trace::Answer as Summary;
+
+/// Index of a holder identity. Restarted processes keep their identity.
+pub type HolderId = usize;
+
+/// The grantor's record of the current (possibly expired) grant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Record {
+    /// Who holds it.
+    pub holder: HolderId,
+    /// Its fencing token.
+    pub token: u64,
+    /// True time at which it expires.
+    pub expires_at: u64,
+    /// The granted duration in microseconds.
+    pub duration: u64,
+}
+
+/// What the grantor answered and whether it changed anything, for the trace.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// The reply, if the request expects one (releases don't).
+    pub reply: Option<Reply>,
+    /// Whether this was a replay of a cached outcome.
+    pub replayed: bool,
+}
+
+/// The reference grantor for a single resource.
+#[derive(Clone, Debug)]
+pub struct RefGrantor {
+    names: Vec<String>,
+    token: u64,
+    current: Option<Record>,
+    /// `issued[t]` is the holder that token `t` went to (index 0 unused).
+    issued: Vec<HolderId>,
+    /// `revoked[t]` is true if token `t` was ended by revocation.
+    revoked: Vec<bool>,
+    /// Outcomes by (holder, process incarnation, request id): request ids are unique per process.
+    cache: BTreeMap<(HolderId, u32, u64), Reply>,
+    max_duration_ms: u64,
+    reports_duration: bool,
+    down_since: Option<u64>,
+}
+
+impl RefGrantor {
+    /// A grantor that knows `holders` identities and clamps durations to `max_duration_ms`.
+    /// Without `reports_duration` it omits the duration from replies that grant what was asked.
+    pub fn new(holders: usize, max_duration_ms: u64, reports_duration: bool) -> RefGrantor {
+        RefGrantor {
+            names: (0..holders).map(|h| format!("h{h}")).collect(),
+            token: 0,
+            current: None,
+            issued: vec![usize::MAX],
+            revoked: vec![false],
+            cache: BTreeMap::new(),
+            max_duration_ms,
+            reports_duration,
+            down_since: None,
+        }
+    }
+
+    /// Feeds everything that decides the grantor's future behaviour into `state`, for the
+    /// model checker's visited set.
+    pub fn hash_state<H: Hasher>(&self, state: &mut H) {
+        self.token.hash(state);
+        self.current.hash(state);
+        self.issued.hash(state);
+        self.revoked.hash(state);
+        self.down_since.hash(state);
+        for (key, reply) in &self.cache {
+            key.hash(state);
+            Summary::of(reply).hash(state);
+        }
+    }
+
+    /// The current record if it is unexpired at `now`.
+    pub fn live(&self, now: u64) -> Option<Record> {
+        self.current.filter(|r| now < r.expires_at)
+    }
+
+    /// Whether the grantor is down (restarting).
+    pub fn is_down(&self) -> bool {
+        self.down_since.is_some()
+    }
+
+    /// Whether `token` was ended by revocation.
+    pub fn is_revoked(&self, token: u64) -> bool {
+        self.revoked.get(token as usize).copied().unwrap_or(false)
+    }
+
+    /// Checks that the grantor still backs `holder`'s belief in `token` at `now`: the holder is
+    /// the current holder, its grant is unexpired, and every token from `token` to the current
+    /// one went to this holder (a delayed duplicate grant request from the same holder may have
+    /// re-granted it under `token + 1` without the holder knowing; that is still its grant).
+    pub fn backs(&self, now: u64, holder: HolderId, token: u64) -> Result<(), String> {
+        let Some(record) = self.current else {
+            return Err(format!(
+                "grantor has no grant; h{holder} believes token {token}"
+            ));
+        };
+        if record.holder != holder {
+            return Err(format!(
+                "grantor's holder is h{} (token {}); h{holder} believes token {token}",
+                record.holder, record.token
+            ));
+        }
+        if record.token < token
+            || (token..=record.token).any(|t| self.issued.get(t as usize) != Some(&holder))
+        {
+            return Err(format!(
+                "grantor's token for h{holder} is {}, not a re-grant of believed token {token}",
+                record.token
+            ));
+        }
+        if now >= record.expires_at {
+            return Err(format!(
+                "h{holder}'s grant (token {}) expired at the grantor {}us ago",
+                record.token,
+                now - record.expires_at
+            ));
+        }
+        Ok(())
+    }
+
+    /// Applies one request at true time `now`.
+    pub fn handle(
+        &mut self,
+        now: u64,
+        holder: HolderId,
+        incarnation: u32,
+        id: RequestId,
+        kind: &RequestKind,
+    ) -> Answer {
+        let key = (holder, incarnation, id.0);
+        if let Some(reply) = self.cache.get(&key) {
+            return Answer {
+                reply: Some(reply.clone()),
+                replayed: true,
+            };
+        }
+        let reply = match *kind {
+            RequestKind::Grant { duration_ms } => Some(self.grant(now, holder, duration_ms)),
+            RequestKind::Renew { token, duration_ms } => {
+                Some(self.renew(now, holder, token.get(), duration_ms))
+            }
+            RequestKind::Release { token } => {
+                self.release(now, holder, token.get());
+                None
+            }
+        };
+        if let Some(reply) = &reply {
+            self.cache.insert(key, reply.clone());
+        }
+        Answer {
+            reply,
+            replayed: false,
+        }
+    }
+
+    fn granted_ms(&self, requested_ms: u64) -> (u64, Option<u64>) {
+        let granted = requested_ms.min(self.max_duration_ms);
+        let reported = (self.reports_duration || granted < requested_ms).then_some(granted);
+        (granted, reported)
+    }
+
+    fn grant(&mut self, now: u64, holder: HolderId, duration_ms: u64) -> Reply {
+        if let Some(record) = self.live(now) {
+            if record.holder != holder {
+                return Reply::Grant(GrantOutcome::Denied {
+                    holder: Some(self.names[record.holder].clone()),
+                    expires_in_ms: Some((record.expires_at - now) / 1000),
+                });
+            }
+        }
+        let (granted, reported) = self.granted_ms(duration_ms);
+        self.token += 1;
+        self.issued.push(holder);
+        self.revoked.push(false);
+        self.current = Some(Record {
+            holder,
+            token: self.token,
+            expires_at: now + granted * 1000,
+            duration: granted * 1000,
+        });
+        Reply::Grant(GrantOutcome::Granted {
+            token: Token::new(self.token).expect("tokens stay far below 2^53"),
+            duration_ms: reported,
+        })
+    }
+
+    fn renew(&mut self, now: u64, holder: HolderId, token: u64, duration_ms: u64) -> Reply {
+        let refusal = match self.current {
+            Some(record) if record.holder == holder && record.token == token => {
+                if now >= record.expires_at {
+                    RenewRefusal::Expired
+                } else {
+                    let (granted, reported) = self.granted_ms(duration_ms);
+                    self.current = Some(Record {
+                        expires_at: now + granted * 1000,
+                        duration: granted * 1000,
+                        ..record
+                    });
+                    return Reply::Renew(RenewOutcome::Renewed {
+                        token: Token::new(token).expect("token came from a grant"),
+                        duration_ms: reported,
+                    });
+                }
+            }
+            _ if self.is_revoked(token) => RenewRefusal::Revoked,
+            _ => RenewRefusal::NotHolder,
+        };
+        Reply::Renew(RenewOutcome::Refused(refusal))
+    }
+
+    fn release(&mut self, now: u64, holder: HolderId, token: u64) {
+        if self
+            .live(now)
+            .is_some_and(|r| r.holder == holder && r.token == token)
+        {
+            self.current = None;
+        }
+    }
+
+    /// Ends the current unexpired grant at once; returns its token.
+    pub fn revoke(&mut self, now: u64) -> Option<u64> {
+        let record = self.live(now)?;
+        // Every consecutive token of this holder's run is the same grant as far as the holder
+        // can tell (see `backs`), so all of them are revoked.
+        let mut t = record.token;
+        while t > 0 && self.issued[t as usize] == record.holder {
+            self.revoked[t as usize] = true;
+            t -= 1;
+        }
+        self.current = None;
+        Some(record.token)
+    }
+
+    /// The grantor process stops at `now`; requests are not answered until [`RefGrantor::up`].
+    pub fn down(&mut self, now: u64) {
+        self.down_since.get_or_insert(now);
+    }
+
+    /// The grantor is back at `now`. A grant that was unexpired when it went down is held for
+    /// its full duration from now: never re-granted early.
+    pub fn up(&mut self, now: u64) {
+        let Some(since) = self.down_since.take() else {
+            return;
+        };
+        if let Some(record) = self.current.as_mut() {
+            if since < record.expires_at {
+                record.expires_at = record.expires_at.max(now + record.duration);
+            }
+        }
+    }
+}
+
+/// A resource protected by fencing tokens: accepts a write iff no larger token wrote before.
+#[derive(Clone, Debug, Default)]
+pub struct FencedResource {
+    last_token: Option<u64>,
+    /// Accepted writes: (true time, writer, token).
+    history: Vec<(u64, HolderId, u64)>,
+}
+
+impl FencedResource {
+    /// Applies a write with `token` by `holder` at `now`; returns whether it was accepted.
+    pub fn write(&mut self, now: u64, holder: HolderId, token: u64) -> bool {
+        if self.last_token.is_some_and(|last| last > token) {
+            return false;
+        }
+        self.last_token = Some(token);
+        self.history.push((now, holder, token));
+        true
+    }
+
+    /// The accepted writes in order.
+    pub fn history(&self) -> &[(u64, HolderId, u64)] {
+        &self.history
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grant(g: &mut RefGrantor, now: u64, holder: HolderId, id: u64) -> Reply {
+        let kind = RequestKind::Grant { duration_ms: 1_000 };
+        g.handle(now, holder, 0, RequestId(id), &kind)
+            .reply
+            .unwrap()
+    }
+
+    fn token_of(reply: &Reply) -> u64 {
+        match reply {
+            Reply::Grant(GrantOutcome::Granted { token, .. }) => token.get(),
+            other => panic!("not a grant: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn grants_are_exclusive_until_expiry_and_tokens_increase() {
+        let mut g = RefGrantor::new(2, 10_000, true);
+        assert_eq!(token_of(&grant(&mut g, 0, 0, 1)), 1);
+        assert!(matches!(
+            grant(&mut g, 999_999, 1, 1),
+            Reply::Grant(GrantOutcome::Denied { .. })
+        ));
+        // The same holder may be granted again, under a new token.
+        assert_eq!(token_of(&grant(&mut g, 10, 0, 2)), 2);
+        // A duplicate delivery replays the original outcome.
+        assert_eq!(token_of(&grant(&mut g, 20, 0, 1)), 1);
+        assert_eq!(token_of(&grant(&mut g, 1_000_010, 1, 2)), 3);
+    }
+
+    #[test]
+    fn restart_holds_unexpired_grants_for_a_full_duration() {
+        let mut g = RefGrantor::new(2, 10_000, true);
+        grant(&mut g, 0, 0, 1);
+        g.down(500_000);
+        g.up(700_000);
+        assert_eq!(g.live(1_600_000).unwrap().holder, 0);
+        assert!(g.live(1_700_000).is_none());
+    }
+
+    #[test]
+    fn fenced_resource_rejects_older_tokens() {
+        let mut r = FencedResource::default();
+        assert!(r.write(0, 0, 3));
+        assert!(r.write(1, 0, 3));
+        assert!(!r.write(2, 1, 2));
+        assert!(r.write(3, 1, 4));
+        assert_eq!(r.history().len(), 3);
+    }
+}

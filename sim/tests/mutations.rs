@@ -1,0 +1,69 @@
+//! Proof that the harness can fail: every deliberately broken core variant must be caught, by
+//! the simulation within a bounded range of seeds and by the model checker within its bounds.
+
+use std::sync::Mutex;
+
+use tenure_sim::model::{Bounds, Model};
+use tenure_sim::{run, Mutation};
+
+/// Every mutation must be caught by some seed below this (all of these seeds pass with the real
+/// core, in the default swarm range).
+const SEED_BUDGET: u64 = 3_000;
+
+#[test]
+fn simulation_catches_every_mutation() {
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for mutation in Mutation::ALL {
+            let results = &results;
+            scope.spawn(move || {
+                let caught = (0..SEED_BUDGET).find_map(|seed| {
+                    let outcome = run(seed, Some(mutation));
+                    outcome.violation.map(|v| (seed, v.invariant))
+                });
+                results.lock().unwrap().push((mutation, caught));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(m, _)| format!("{m:?}"));
+    let mut missed = Vec::new();
+    for (mutation, caught) in &results {
+        match caught {
+            Some((seed, invariant)) => {
+                println!("{mutation:?}: caught by seed {seed}, invariant {invariant}")
+            }
+            None => missed.push(*mutation),
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "mutations no seed below {SEED_BUDGET} caught: {missed:?}"
+    );
+}
+
+#[test]
+fn model_checker_catches_every_mutation() {
+    let mut missed = Vec::new();
+    for mutation in Mutation::ALL {
+        let caught = Bounds::scenarios().into_iter().find_map(|(name, bounds)| {
+            let report = Model::new(bounds, Some(mutation)).explore();
+            report
+                .violation
+                .map(|(invariant, _, path)| (name, report.states, invariant, path))
+        });
+        match caught {
+            Some((name, states, invariant, path)) => println!(
+                "{mutation:?}: caught in scenario {name:?} after {states} states, invariant \
+                 {invariant}, {} steps:\n  {}",
+                path.len(),
+                path.join("\n  ")
+            ),
+            None => missed.push(mutation),
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "mutations the model checker missed: {missed:?}"
+    );
+}

@@ -1,0 +1,845 @@
+//! The holder state machine: acquire, renew, surrender, release.
+
+use std::collections::VecDeque;
+
+use super::config::HolderConfig;
+use super::lease::Lease;
+use super::rng::Jitter;
+use super::time::{Clock, Micros, MonoTime, Now};
+use super::Mutation;
+use crate::protocol::{GrantOutcome, RenewOutcome, RenewRefusal, Token};
+
+/// Identifies one request to the grantor, unique within a holder. A reply is matched to its
+/// request by this id; a reply whose request was abandoned is ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(pub u64);
+
+/// A request the host must send to the grantor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Pass it back with the reply.
+    pub id: RequestId,
+    /// What to ask.
+    pub kind: RequestKind,
+}
+
+/// The three things a holder asks of a grantor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    /// Grant a new lease of `duration_ms`.
+    Grant {
+        /// The requested duration.
+        duration_ms: u64,
+    },
+    /// Renew the lease held under `token` for `duration_ms` from now.
+    Renew {
+        /// The held token.
+        token: Token,
+        /// The requested duration.
+        duration_ms: u64,
+    },
+    /// Give the lease held under `token` back. Nothing waits for the reply.
+    Release {
+        /// The held token.
+        token: Token,
+    },
+}
+
+/// A grantor's answer, already validated by the host's adapter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// An answer to a grant request.
+    Grant(GrantOutcome),
+    /// An answer to a renew request.
+    Renew(RenewOutcome),
+    /// The attempt failed without a definitive answer: the lease may or may not have changed.
+    Failed(Failure),
+}
+
+/// A failed attempt: transport error, server error, rate limit or malformed reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// The grantor asked us to wait this long before retrying (`Retry-After`).
+    pub retry_after: Option<Micros>,
+}
+
+impl Failure {
+    /// A failure of `kind` without a retry hint.
+    pub fn of(kind: FailureKind) -> Failure {
+        Failure {
+            kind,
+            retry_after: None,
+        }
+    }
+}
+
+/// Kinds of failed attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// The grantor could not be reached, or the grantor object threw.
+    Unreachable,
+    /// The attempt took longer than its timeout and was abandoned.
+    TimedOut,
+    /// The grantor answered with an error status (5xx).
+    Server,
+    /// The grantor asked us to slow down (429).
+    RateLimited,
+    /// The grantor refused the request itself (a 4xx other than 429): retrying the same request
+    /// will not help, but the lease is not known to be lost either.
+    BadRequest,
+    /// The reply did not validate: never a grant.
+    Malformed,
+    /// The reply answered a different question (a renewal reply to a grant, or the reverse).
+    WrongReply,
+    /// A grant carried a token no larger than one this holder already saw.
+    TokenRegressed,
+    /// The grant arrived with no safe time left, or for a duration inside the margin.
+    TooLate,
+}
+
+impl FailureKind {
+    /// A stable name for logs, stats and JavaScript.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Unreachable => "unreachable",
+            FailureKind::TimedOut => "timed_out",
+            FailureKind::Server => "server_error",
+            FailureKind::RateLimited => "rate_limited",
+            FailureKind::BadRequest => "bad_request",
+            FailureKind::Malformed => "malformed_reply",
+            FailureKind::WrongReply => "wrong_reply",
+            FailureKind::TokenRegressed => "token_regressed",
+            FailureKind::TooLate => "too_late",
+        }
+    }
+}
+
+/// Why a hold ended without the holder asking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LossReason {
+    /// Renewals did not succeed before the safety margin began.
+    MarginExhausted,
+    /// The grantor refused a renewal: a definitive loss.
+    Refused(RenewRefusal),
+    /// A renewal came back with a token lower than the one held.
+    TokenRegressed {
+        /// The token held.
+        held: Token,
+        /// The lower token in the reply.
+        got: Token,
+    },
+    /// The application surrendered, giving this reason.
+    Surrendered(String),
+}
+
+impl LossReason {
+    /// The reason as `onLeaseLost` receives it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            LossReason::MarginExhausted => "margin_exhausted",
+            LossReason::Refused(refusal) => refusal.as_str(),
+            LossReason::TokenRegressed { .. } => "token_regressed",
+            LossReason::Surrendered(reason) => reason,
+        }
+    }
+}
+
+/// Why an acquire attempt ended without a lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AcquireFailure {
+    /// Somebody else holds it.
+    Denied {
+        /// The current holder, if the grantor said.
+        holder: Option<String>,
+        /// How long the current grant has left, if the grantor said.
+        expires_in: Option<Micros>,
+    },
+    /// The attempt failed; see the failure.
+    Failed(Failure),
+    /// The application cancelled the campaign.
+    Cancelled,
+}
+
+/// Something the application should hear about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A lease was granted.
+    Acquired {
+        /// Its token.
+        token: Token,
+    },
+    /// An acquire (single attempt or campaign) ended without a lease.
+    AcquireFailed(AcquireFailure),
+    /// A renewal succeeded.
+    Renewed {
+        /// The token after renewal.
+        token: Token,
+        /// The renewal's round trip.
+        rtt: Micros,
+    },
+    /// A renewal attempt failed; the holder retries while budget remains.
+    RenewFailed {
+        /// Failures in a row, this one included.
+        consecutive: u32,
+        /// What went wrong.
+        failure: Failure,
+    },
+    /// The hold ended without the application releasing it. Emitted once per hold.
+    Lost {
+        /// The token that was held.
+        token: Token,
+        /// Why.
+        reason: LossReason,
+    },
+    /// The application released the hold. Emitted once per hold.
+    Released {
+        /// The token that was held.
+        token: Token,
+    },
+}
+
+/// Something the host must do: send a request or deliver an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Send this request to the grantor and feed its outcome to [`Holder::handle_reply`].
+    Send(Request),
+    /// Deliver this event to the application.
+    Event(Event),
+    /// Stop waiting for request `id` (it timed out or is no longer wanted): abort it if the
+    /// transport can. Any reply to it will be ignored anyway.
+    Abandon(RequestId),
+}
+
+/// A calling mistake, as opposed to a lease outcome (which is an [`Event`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsageError {
+    /// `acquire` while an acquire is already running.
+    AcquireInProgress,
+    /// `acquire` while the lease is held.
+    AlreadyHeld,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Attempt {
+    id: RequestId,
+    sent: Now,
+    deadline: MonoTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum AcquireStep {
+    InFlight(Attempt),
+    RetryAt(MonoTime),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Renewal {
+    ScheduledAt(MonoTime),
+    InFlight(Attempt),
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Idle,
+    Acquiring {
+        campaign: bool,
+        step: AcquireStep,
+    },
+    Held {
+        renewal: Renewal,
+        /// Renewals superseded while still in flight; only the overlapping-renewals mutation
+        /// ever fills it.
+        #[cfg(feature = "mutations")]
+        superseded: Vec<RequestId>,
+    },
+}
+
+/// What the holder is doing, for hosts and traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Not holding and not trying to.
+    Idle,
+    /// Waiting for a grant, or for the next campaign attempt.
+    Acquiring,
+    /// Holding the lease (which may still be inside its margin until the next input).
+    Held,
+}
+
+/// The sans-IO lease holder.
+///
+/// The host drives it:
+/// 1. call a command ([`acquire`](Holder::acquire), [`release`](Holder::release),
+///    [`surrender`](Holder::surrender)) or an input ([`handle_reply`](Holder::handle_reply),
+///    [`handle_timeout`](Holder::handle_timeout)), each with the current [`Now`];
+/// 2. drain [`poll_output`](Holder::poll_output) until it returns `None`, sending each request
+///    and delivering each event;
+/// 3. arm one timer for [`poll_timeout`](Holder::poll_timeout) and, when it fires, **read the
+///    clocks** and call `handle_timeout`. Timers may fire late (hidden tabs) or early; the core
+///    only trusts the time it is given. Calling `handle_timeout` spuriously is harmless.
+///
+/// Call `handle_timeout` also whenever the host may have been asleep or throttled
+/// (`visibilitychange`, `resume`, `pageshow`, `online`).
+#[derive(Clone, Debug)]
+pub struct Holder {
+    config: HolderConfig,
+    lease: Lease,
+    clock: Clock,
+    state: State,
+    next_id: u64,
+    consecutive_failures: u32,
+    highest_token: Option<Token>,
+    jitter: Jitter,
+    outputs: VecDeque<Output>,
+}
+
+impl Holder {
+    /// A holder that holds nothing yet.
+    pub fn new(config: HolderConfig) -> Holder {
+        // `HolderConfig::from_ms` already checked lease > margin > 0.
+        #[allow(unused_mut)]
+        let mut lease = Lease::validated(config.lease, config.margin);
+        #[cfg(feature = "mutations")]
+        lease.set_mutation(config.mutation);
+        Holder {
+            jitter: Jitter::new(config.seed),
+            config,
+            lease,
+            clock: Clock::new(),
+            state: State::Idle,
+            next_id: 0,
+            consecutive_failures: 0,
+            highest_token: None,
+            outputs: VecDeque::new(),
+        }
+    }
+
+    /// Whether this holder runs the deliberately broken variant `mutation`. Always false in
+    /// builds without the `mutations` feature, so the checks compile away.
+    #[inline(always)]
+    fn mutated(&self, mutation: Mutation) -> bool {
+        #[cfg(feature = "mutations")]
+        return self.config.mutation == Some(mutation);
+        #[cfg(not(feature = "mutations"))]
+        {
+            let _ = mutation;
+            false
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HolderConfig {
+        &self.config
+    }
+
+    /// The lease as currently believed.
+    pub fn lease(&self) -> &Lease {
+        &self.lease
+    }
+
+    /// What the holder is doing.
+    pub fn phase(&self) -> Phase {
+        match self.state {
+            State::Idle => Phase::Idle,
+            State::Acquiring { .. } => Phase::Acquiring,
+            State::Held { .. } => Phase::Held,
+        }
+    }
+
+    /// Renewal failures in a row; reset by a success or a new hold.
+    pub fn consecutive_failures(&self) -> u32 {
+        self.consecutive_failures
+    }
+
+    /// The highest token this holder has ever been granted.
+    pub fn highest_token(&self) -> Option<Token> {
+        self.highest_token
+    }
+
+    /// Whether the holder holds the lease with more than the margin left at `now`.
+    ///
+    /// This is a pure query; the hold ends (with a [`Event::Lost`]) at the next input. Hosts that
+    /// answer `false` here while [`phase`](Holder::phase) is `Held` should call
+    /// [`handle_timeout`](Holder::handle_timeout) so the loss is delivered at once.
+    pub fn is_safely_held(&mut self, now: Now) -> bool {
+        let now = self.clock.observe(now);
+        matches!(self.state, State::Held { .. }) && self.lease.is_safely_held(now)
+    }
+
+    /// Time left on the lease at `now` (zero when not held).
+    pub fn remaining(&mut self, now: Now) -> Micros {
+        let now = self.clock.observe(now);
+        match self.state {
+            State::Held { .. } => self.lease.remaining(now),
+            _ => Micros::ZERO,
+        }
+    }
+
+    /// Starts acquiring: one attempt, or with `campaign` retries until granted or cancelled.
+    pub fn acquire(&mut self, now: Now, campaign: bool) -> Result<(), UsageError> {
+        let now = self.clock.observe(now);
+        match self.state {
+            State::Held { .. } => return Err(UsageError::AlreadyHeld),
+            State::Acquiring { .. } => return Err(UsageError::AcquireInProgress),
+            State::Idle => {}
+        }
+        let attempt = self.send_grant(now);
+        self.state = State::Acquiring {
+            campaign,
+            step: AcquireStep::InFlight(attempt),
+        };
+        Ok(())
+    }
+
+    /// Stops an acquire in progress. Any reply to its attempt is ignored from now on.
+    pub fn cancel_acquire(&mut self, now: Now) {
+        self.clock.observe(now);
+        if let State::Acquiring { step, .. } = self.state {
+            if let AcquireStep::InFlight(attempt) = step {
+                self.abandon(attempt.id);
+            }
+            self.state = State::Idle;
+            self.emit(Event::AcquireFailed(AcquireFailure::Cancelled));
+        }
+    }
+
+    /// Ends the hold locally with `reason`, without telling the grantor (the design's
+    /// `surrender`). Emits [`Event::Lost`].
+    pub fn surrender(&mut self, now: Now, reason: &str) {
+        self.clock.observe(now);
+        if let State::Held { .. } = self.state {
+            self.lose(LossReason::Surrendered(reason.to_owned()));
+        }
+    }
+
+    /// Ends the hold and tells the grantor, so others need not wait for expiry. Also cancels an
+    /// acquire in progress. Emits [`Event::Released`] if something was held.
+    pub fn release(&mut self, now: Now) {
+        let now = self.clock.observe(now);
+        match self.state {
+            State::Held { .. } => {
+                // A hold already past its margin is lost, not released: report what happened.
+                if !self.lease.is_safely_held(now) {
+                    self.lose(LossReason::MarginExhausted);
+                    return;
+                }
+                let Some(token) = self.lease.token() else {
+                    return self.lose(LossReason::MarginExhausted);
+                };
+                self.abandon_renewal();
+                self.lease.clear();
+                self.state = State::Idle;
+                self.send(RequestKind::Release { token });
+                self.emit(Event::Released { token });
+            }
+            State::Acquiring { .. } => self.cancel_acquire(now),
+            State::Idle => {}
+        }
+    }
+
+    /// The next output to act on, or `None` when drained.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// When to call [`handle_timeout`](Holder::handle_timeout) next, on the monotonic clock; `None`
+    /// when nothing is pending. Never earlier than the latest time the holder was given.
+    pub fn poll_timeout(&self) -> Option<MonoTime> {
+        let at = match &self.state {
+            State::Idle => None,
+            State::Acquiring { step, .. } => Some(match step {
+                AcquireStep::InFlight(attempt) => attempt.deadline,
+                AcquireStep::RetryAt(at) => *at,
+            }),
+            State::Held { renewal, .. } => {
+                let renewal_at = match renewal {
+                    Renewal::ScheduledAt(at) => *at,
+                    Renewal::InFlight(attempt) if self.mutated(Mutation::OverlappingRenewals) => {
+                        let overdue = attempt.sent.mono.plus(self.config.renew_interval);
+                        attempt.deadline.min(overdue)
+                    }
+                    Renewal::InFlight(attempt) => attempt.deadline,
+                };
+                let expiry = if self.mutated(Mutation::NoIndependentExpiry) {
+                    None
+                } else {
+                    self.lease.safe_until()
+                };
+                Some(expiry.map_or(renewal_at, |e| e.min(renewal_at)))
+            }
+        };
+        let floor = self.clock.last().map(|n| n.mono);
+        match (at, floor) {
+            (Some(at), Some(floor)) => Some(at.max(floor)),
+            (at, _) => at,
+        }
+    }
+
+    /// Acts on everything due at `now`: expiry, abandoned attempts, renewals and retries.
+    pub fn handle_timeout(&mut self, now: Now) {
+        let now = self.clock.observe(now);
+        match self.state.clone() {
+            State::Idle => {}
+            State::Acquiring { campaign, step } => match step {
+                AcquireStep::InFlight(attempt) if now.mono >= attempt.deadline => {
+                    self.abandon(attempt.id);
+                    self.acquire_failed(now, campaign, Failure::of(FailureKind::TimedOut));
+                }
+                AcquireStep::RetryAt(at) if now.mono >= at => {
+                    let attempt = self.send_grant(now);
+                    self.state = State::Acquiring {
+                        campaign,
+                        step: AcquireStep::InFlight(attempt),
+                    };
+                }
+                _ => {}
+            },
+            State::Held { renewal, .. } => {
+                if !self.mutated(Mutation::NoIndependentExpiry) && !self.lease.is_safely_held(now) {
+                    self.lose(LossReason::MarginExhausted);
+                    return;
+                }
+                match renewal {
+                    Renewal::InFlight(attempt) if now.mono >= attempt.deadline => {
+                        self.abandon(attempt.id);
+                        self.renew_failed(now, Failure::of(FailureKind::TimedOut));
+                    }
+                    Renewal::ScheduledAt(at) if now.mono >= at => self.send_renewal(now),
+                    Renewal::InFlight(_)
+                        if self.mutated(Mutation::OverlappingRenewals)
+                            && self.renewal_overdue(now) =>
+                    {
+                        self.send_renewal(now)
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Feeds the outcome of request `id`. Outcomes of abandoned or unknown requests are ignored.
+    pub fn handle_reply(&mut self, now: Now, id: RequestId, reply: Reply) {
+        let now = self.clock.observe(now);
+        // Like `handle_timeout`, end a hold whose margin has begun before anything else. Without
+        // this, a stale or duplicate reply (which is then ignored) arriving after the margin
+        // began, with the expiry timer late or not yet due on the monotonic clock while the wall
+        // clock already ran out, left the holder `Held` past expiry. Found by the simulation
+        // (tenure-sim seed 261).
+        if matches!(self.state, State::Held { .. })
+            && !self.mutated(Mutation::NoIndependentExpiry)
+            && !self.lease.is_safely_held(now)
+        {
+            return self.lose(LossReason::MarginExhausted);
+        }
+        match self.state.clone() {
+            State::Acquiring {
+                campaign,
+                step: AcquireStep::InFlight(attempt),
+            } if attempt.id == id => self.on_grant_reply(now, campaign, attempt, reply),
+            State::Held {
+                renewal: Renewal::InFlight(attempt),
+                ..
+            } if attempt.id == id || self.is_superseded(id) => {
+                self.on_renew_reply(now, attempt, reply)
+            }
+            _ => {}
+        }
+    }
+
+    fn on_grant_reply(&mut self, now: Now, campaign: bool, attempt: Attempt, reply: Reply) {
+        match reply {
+            Reply::Grant(GrantOutcome::Granted { token, duration_ms }) => {
+                if self.highest_token.is_some_and(|seen| token <= seen)
+                    && !self.mutated(Mutation::AcceptTokenRegression)
+                {
+                    let failure = Failure::of(FailureKind::TokenRegressed);
+                    return self.acquire_failed(now, campaign, failure);
+                }
+                let duration = self.granted_duration(duration_ms);
+                let start = self.stamp(attempt.sent, now);
+                self.lease.grant_for(token, start, now, duration);
+                if !self.lease.is_safely_held(now) {
+                    // The grantor holds it for us but no safe time is left: hand it back so
+                    // others need not wait, and count the attempt as failed.
+                    self.lease.clear();
+                    self.send(RequestKind::Release { token });
+                    let failure = Failure::of(FailureKind::TooLate);
+                    return self.acquire_failed(now, campaign, failure);
+                }
+                self.highest_token = Some(self.highest_token.map_or(token, |t| t.max(token)));
+                self.consecutive_failures = 0;
+                let next = self.next_renewal_at(start, now);
+                self.state = State::Held {
+                    renewal: Renewal::ScheduledAt(next),
+                    #[cfg(feature = "mutations")]
+                    superseded: Vec::new(),
+                };
+                self.emit(Event::Acquired { token });
+            }
+            Reply::Grant(GrantOutcome::Denied {
+                holder,
+                expires_in_ms,
+            }) => {
+                let expires_in = expires_in_ms.map(Micros::from_ms);
+                if campaign {
+                    // Come back when the current grant should have lapsed, spread out so that
+                    // waiting holders don't all arrive at once.
+                    let hint = expires_in.unwrap_or_else(|| self.backoff(1));
+                    let spread = self.jitter.between(0, self.config.retry_base.0);
+                    let delay = hint.saturating_add(Micros(spread)).max(Micros(1));
+                    self.state = State::Acquiring {
+                        campaign,
+                        step: AcquireStep::RetryAt(now.mono.plus(capped(delay))),
+                    };
+                } else {
+                    self.state = State::Idle;
+                    self.emit(Event::AcquireFailed(AcquireFailure::Denied {
+                        holder,
+                        expires_in,
+                    }));
+                }
+            }
+            Reply::Renew(_) => {
+                self.acquire_failed(now, campaign, Failure::of(FailureKind::WrongReply))
+            }
+            Reply::Failed(failure) => self.acquire_failed(now, campaign, failure),
+        }
+    }
+
+    fn on_renew_reply(&mut self, now: Now, attempt: Attempt, reply: Reply) {
+        let Some(held) = self.lease.token() else {
+            return self.lose(LossReason::MarginExhausted);
+        };
+        match reply {
+            Reply::Renew(RenewOutcome::Renewed { token, duration_ms }) => {
+                if token < held && !self.mutated(Mutation::AcceptTokenRegression) {
+                    return self.lose(LossReason::TokenRegressed { held, got: token });
+                }
+                let duration = self.granted_duration(duration_ms);
+                let start = self.stamp(attempt.sent, now);
+                self.lease.grant_for(token, start, now, duration);
+                self.highest_token = Some(self.highest_token.map_or(token, |t| t.max(token)));
+                if !self.lease.is_safely_held(now) {
+                    // Renewed, but the reply took so long that no safe time is left.
+                    return self.lose(LossReason::MarginExhausted);
+                }
+                self.consecutive_failures = 0;
+                let next = self.next_renewal_at(start, now);
+                self.state = State::Held {
+                    renewal: Renewal::ScheduledAt(next),
+                    #[cfg(feature = "mutations")]
+                    superseded: Vec::new(),
+                };
+                self.emit(Event::Renewed {
+                    token,
+                    rtt: now.mono.since(attempt.sent.mono),
+                });
+            }
+            Reply::Renew(RenewOutcome::Refused(refusal)) => {
+                self.lose(LossReason::Refused(refusal));
+            }
+            Reply::Grant(_) => self.renew_failed(now, Failure::of(FailureKind::WrongReply)),
+            Reply::Failed(failure) => self.renew_failed(now, failure),
+        }
+    }
+
+    fn acquire_failed(&mut self, now: Now, campaign: bool, failure: Failure) {
+        if campaign {
+            self.consecutive_failures = self.consecutive_failures.saturating_add(1);
+            let delay = self
+                .backoff(self.consecutive_failures)
+                .max(failure.retry_after.unwrap_or(Micros::ZERO));
+            self.state = State::Acquiring {
+                campaign,
+                step: AcquireStep::RetryAt(now.mono.plus(capped(delay))),
+            };
+        } else {
+            self.state = State::Idle;
+            self.emit(Event::AcquireFailed(AcquireFailure::Failed(failure)));
+        }
+    }
+
+    fn renew_failed(&mut self, now: Now, failure: Failure) {
+        self.consecutive_failures = self.consecutive_failures.saturating_add(1);
+        if !self.lease.is_safely_held(now) {
+            return self.lose(LossReason::MarginExhausted);
+        }
+        // Honour Retry-After, but a retry after the margin begins is pointless: the expiry
+        // deadline fires first and surrenders.
+        let delay = self
+            .backoff(self.consecutive_failures)
+            .max(failure.retry_after.unwrap_or(Micros::ZERO));
+        self.state = State::Held {
+            renewal: Renewal::ScheduledAt(now.mono.plus(capped(delay))),
+            #[cfg(feature = "mutations")]
+            superseded: Vec::new(),
+        };
+        self.emit(Event::RenewFailed {
+            consecutive: self.consecutive_failures,
+            failure,
+        });
+    }
+
+    fn lose(&mut self, reason: LossReason) {
+        self.abandon_renewal();
+        let token = self.lease.token();
+        self.lease.clear();
+        self.state = State::Idle;
+        // The Held state always carries a grant; the check only keeps panics out of the binary.
+        debug_assert!(token.is_some(), "a hold without a grant");
+        if let Some(token) = token {
+            self.emit(Event::Lost { token, reason });
+        }
+    }
+
+    fn send_grant(&mut self, now: Now) -> Attempt {
+        let duration_ms = self.config.lease.as_ms_floor().max(1);
+        let id = self.send(RequestKind::Grant { duration_ms });
+        Attempt {
+            id,
+            sent: now,
+            deadline: now.mono.plus(self.config.request_timeout),
+        }
+    }
+
+    fn send_renewal(&mut self, now: Now) {
+        let Some(token) = self.lease.token() else {
+            return self.lose(LossReason::MarginExhausted);
+        };
+        let duration_ms = self.config.lease.as_ms_floor().max(1);
+        let id = self.send(RequestKind::Renew { token, duration_ms });
+        // An attempt is abandoned at its timeout, and at the latest when the margin begins.
+        let timeout = now.mono.plus(self.config.request_timeout);
+        let safe_until = self.lease.safe_until().unwrap_or(timeout);
+        let deadline = if self.mutated(Mutation::NoIndependentExpiry) {
+            timeout
+        } else if self.mutated(Mutation::OverlappingRenewals) {
+            safe_until
+        } else {
+            timeout.min(safe_until)
+        };
+        let attempt = Attempt {
+            id,
+            sent: now,
+            deadline,
+        };
+        #[cfg(feature = "mutations")]
+        let superseded = match &self.state {
+            State::Held {
+                renewal: Renewal::InFlight(previous),
+                superseded,
+            } => {
+                let mut ids = superseded.clone();
+                ids.push(previous.id);
+                ids
+            }
+            _ => Vec::new(),
+        };
+        self.state = State::Held {
+            renewal: Renewal::InFlight(attempt),
+            #[cfg(feature = "mutations")]
+            superseded,
+        };
+    }
+
+    fn send(&mut self, kind: RequestKind) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId(self.next_id);
+        self.outputs.push_back(Output::Send(Request { id, kind }));
+        id
+    }
+
+    fn abandon(&mut self, id: RequestId) {
+        self.outputs.push_back(Output::Abandon(id));
+    }
+
+    fn abandon_renewal(&mut self) {
+        if let State::Held {
+            renewal: Renewal::InFlight(attempt),
+            ..
+        } = self.state
+        {
+            self.abandon(attempt.id);
+        }
+    }
+
+    fn emit(&mut self, event: Event) {
+        self.outputs.push_back(Output::Event(event));
+    }
+
+    /// The lease start for a reply to a request sent at `sent`: the send time, always.
+    fn stamp(&self, sent: Now, now: Now) -> Now {
+        if self.mutated(Mutation::ClockStartsAtReply) {
+            return now;
+        }
+        sent
+    }
+
+    /// The grantor may clamp the duration down; never believe longer than we asked for.
+    fn granted_duration(&self, duration_ms: Option<u64>) -> Micros {
+        duration_ms
+            .map(Micros::from_ms)
+            .map_or(self.config.lease, |granted| granted.min(self.config.lease))
+    }
+
+    /// The next renewal, `renew_interval` after the send; scaled down in proportion when the
+    /// grantor clamped the duration below what was asked, so a short grant still gets renewed
+    /// before its margin instead of ending there.
+    fn next_renewal_at(&self, start: Now, now: Now) -> MonoTime {
+        let granted = self
+            .lease
+            .grant()
+            .map_or(self.config.lease, |grant| grant.duration);
+        let interval = if granted < self.config.lease {
+            let scaled = u128::from(self.config.renew_interval.0) * u128::from(granted.0)
+                / u128::from(self.config.lease.0.max(1));
+            Micros(u64::try_from(scaled).unwrap_or(u64::MAX))
+        } else {
+            self.config.renew_interval
+        };
+        start.mono.plus(interval).max(now.mono)
+    }
+
+    /// Exponential backoff with jitter: `base * 2^(n-1)`, capped, then a uniform pick in its
+    /// upper half so retries from many holders spread out.
+    fn backoff(&mut self, failures: u32) -> Micros {
+        let shift = failures.saturating_sub(1).min(30);
+        let exp = self
+            .config
+            .retry_base
+            .0
+            .saturating_mul(1u64 << shift)
+            .min(self.config.retry_max.0);
+        Micros(self.jitter.between(exp / 2, exp).max(1))
+    }
+
+    #[cfg(feature = "mutations")]
+    fn is_superseded(&self, id: RequestId) -> bool {
+        matches!(&self.state, State::Held { superseded, .. } if superseded.contains(&id))
+    }
+
+    #[cfg(not(feature = "mutations"))]
+    fn is_superseded(&self, _: RequestId) -> bool {
+        false
+    }
+
+    /// With overlapping renewals, a new one goes out on schedule even while one is in flight.
+    fn renewal_overdue(&self, now: Now) -> bool {
+        match (&self.state, self.lease.grant()) {
+            (
+                State::Held {
+                    renewal: Renewal::InFlight(attempt),
+                    ..
+                },
+                Some(_),
+            ) => now.mono >= attempt.sent.mono.plus(self.config.renew_interval),
+            _ => false,
+        }
+    }
+}
+
+/// Keeps a delay within what a JavaScript timer can represent.
+fn capped(delay: Micros) -> Micros {
+    delay.min(Micros::from_ms(super::config::MAX_DURATION_MS as u64))
+}

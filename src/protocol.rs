@@ -1,0 +1,1143 @@
+//! Wire types of the tenure grantor protocol (`/v1`, JSON over HTTP).
+//!
+//! One definition serves both sides: the reference grantor deserialises requests and serialises
+//! replies with these types (feature `serde`), and the client validates the replies it receives
+//! against the same rules ([`GrantReply::outcome`], [`RenewReply::outcome`], [`Token::new`]).
+//! `docs/protocol.md` is the prose form of this module.
+//!
+//! Durations on the wire are always relative milliseconds; no wall-clock timestamp ever crosses
+//! the wire, because the two ends' wall clocks need not agree.
+
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
+
+/// The largest token value: tokens travel as JSON numbers and must stay exact in JavaScript.
+pub const MAX_TOKEN: u64 = (1 << 53) - 1;
+
+/// Longest resource name the protocol accepts, in bytes.
+pub const MAX_RESOURCE_LEN: usize = 256;
+
+/// Longest holder identity the protocol accepts, in bytes.
+pub const MAX_HOLDER_LEN: usize = 256;
+
+/// Longest request id the protocol accepts, in bytes.
+pub const MAX_REQUEST_ID_LEN: usize = 128;
+
+/// A fencing token: per resource, strictly increasing across holders and grantor restarts.
+///
+/// Always within `0..=MAX_TOKEN`, so it is exact as a JavaScript number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "u64", into = "u64"))]
+pub struct Token(u64);
+
+impl Token {
+    /// Accepts `value` if it is a valid token (`<= MAX_TOKEN`).
+    pub fn new(value: u64) -> Result<Token, TokenError> {
+        if value > MAX_TOKEN {
+            return Err(TokenError::TooLarge);
+        }
+        Ok(Token(value))
+    }
+
+    /// Accepts a JavaScript number if it is a non-negative integer no larger than `MAX_TOKEN`.
+    pub fn from_f64(value: f64) -> Result<Token, TokenError> {
+        if value.is_nan() {
+            return Err(TokenError::NotANumber);
+        }
+        if value < 0.0 {
+            return Err(TokenError::Negative);
+        }
+        if value.fract() != 0.0 || value.is_infinite() {
+            return Err(TokenError::NotAnInteger);
+        }
+        if value > MAX_TOKEN as f64 {
+            return Err(TokenError::TooLarge);
+        }
+        Ok(Token(value as u64))
+    }
+
+    /// The token's value.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl TryFrom<u64> for Token {
+    type Error = TokenError;
+    fn try_from(value: u64) -> Result<Self, Self::Error> {
+        Token::new(value)
+    }
+}
+
+impl From<Token> for u64 {
+    fn from(token: Token) -> u64 {
+        token.0
+    }
+}
+
+/// Why a value is not a valid token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenError {
+    /// The value is NaN.
+    NotANumber,
+    /// The value is below zero.
+    Negative,
+    /// The value has a fractional part or is infinite.
+    NotAnInteger,
+    /// The value exceeds `MAX_TOKEN` (2^53 − 1).
+    TooLarge,
+}
+
+impl TokenError {
+    /// A short, stable description for error messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TokenError::NotANumber => "token is NaN",
+            TokenError::Negative => "token is negative",
+            TokenError::NotAnInteger => "token is not an integer",
+            TokenError::TooLarge => "token exceeds 2^53-1",
+        }
+    }
+}
+
+impl core::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// `POST /v1/grant`: ask for a lease on `resource`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct GrantRequest {
+    /// The resource to lease.
+    pub resource: String,
+    /// The requesting holder's identity.
+    pub holder: String,
+    /// The requested lease duration; the grantor may clamp it to its configured range.
+    pub duration_ms: u64,
+    /// Identifies this attempt; a retry with the same id returns the original outcome.
+    pub request_id: String,
+}
+
+/// Reply to [`GrantRequest`]. `granted: true` carries `token` and `durationMs`; `granted: false`
+/// carries the current `holder` and its `expiresInMs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct GrantReply {
+    /// Whether the lease was granted.
+    pub granted: bool,
+    /// The fencing token of the new grant.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub token: Option<Token>,
+    /// The granted duration, possibly clamped by the grantor.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub duration_ms: Option<u64>,
+    /// On denial: who holds the lease now.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub holder: Option<String>,
+    /// On denial: how long the current grant has left, a hint for when to retry.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub expires_in_ms: Option<u64>,
+}
+
+/// What a [`GrantReply`] means once validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GrantOutcome {
+    /// The lease was granted with this token, for this duration if the grantor named one.
+    Granted {
+        /// The fencing token.
+        token: Token,
+        /// The granted duration, if the reply gave one.
+        duration_ms: Option<u64>,
+    },
+    /// Somebody else holds the lease.
+    Denied {
+        /// The current holder, if the reply named one.
+        holder: Option<String>,
+        /// When the current grant ends, if the reply said.
+        expires_in_ms: Option<u64>,
+    },
+}
+
+impl GrantReply {
+    /// A reply granting `token` for `duration_ms`.
+    pub fn granted(token: Token, duration_ms: u64) -> GrantReply {
+        GrantReply {
+            granted: true,
+            token: Some(token),
+            duration_ms: Some(duration_ms),
+            holder: None,
+            expires_in_ms: None,
+        }
+    }
+
+    /// A reply denying the grant because `holder` holds it for `expires_in_ms` more.
+    pub fn denied(holder: String, expires_in_ms: u64) -> GrantReply {
+        GrantReply {
+            granted: false,
+            token: None,
+            duration_ms: None,
+            holder: Some(holder),
+            expires_in_ms: Some(expires_in_ms),
+        }
+    }
+
+    /// Validates the reply. A grant without a token is malformed, never a grant.
+    pub fn outcome(self) -> Result<GrantOutcome, MalformedReply> {
+        if self.granted {
+            let token = self.token.ok_or(MalformedReply::MissingToken)?;
+            if self.duration_ms == Some(0) {
+                return Err(MalformedReply::BadDuration);
+            }
+            Ok(GrantOutcome::Granted {
+                token,
+                duration_ms: self.duration_ms,
+            })
+        } else {
+            Ok(GrantOutcome::Denied {
+                holder: self.holder,
+                expires_in_ms: self.expires_in_ms,
+            })
+        }
+    }
+}
+
+/// `POST /v1/renew`: extend a held lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct RenewRequest {
+    /// The leased resource.
+    pub resource: String,
+    /// The holder's identity.
+    pub holder: String,
+    /// The token of the grant being renewed.
+    pub token: Token,
+    /// The requested duration from now.
+    pub duration_ms: u64,
+    /// Identifies this attempt; a retry with the same id returns the original outcome.
+    pub request_id: String,
+}
+
+/// Why the grantor refused a renewal. Every reason is a definitive loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum RenewRefusal {
+    /// The grant had already expired at the grantor.
+    Expired,
+    /// An administrator revoked the grant.
+    Revoked,
+    /// Somebody else holds the resource, or the token does not match.
+    NotHolder,
+    /// The grantor knows no such lease.
+    Unknown,
+}
+
+impl RenewRefusal {
+    /// The reason as it appears on the wire and in `onLeaseLost`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenewRefusal::Expired => "expired",
+            RenewRefusal::Revoked => "revoked",
+            RenewRefusal::NotHolder => "not_holder",
+            RenewRefusal::Unknown => "unknown",
+        }
+    }
+
+    /// Parses a wire reason; anything unrecognised is `None`.
+    pub fn parse(reason: &str) -> Option<RenewRefusal> {
+        Some(match reason {
+            "expired" => RenewRefusal::Expired,
+            "revoked" => RenewRefusal::Revoked,
+            "not_holder" => RenewRefusal::NotHolder,
+            "unknown" => RenewRefusal::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+/// Reply to [`RenewRequest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct RenewReply {
+    /// Whether the lease was renewed.
+    pub renewed: bool,
+    /// On success: the (unchanged or larger) token.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub token: Option<Token>,
+    /// On success: the renewed duration, possibly clamped.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub duration_ms: Option<u64>,
+    /// On failure: why.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub reason: Option<RenewRefusal>,
+}
+
+/// What a [`RenewReply`] means once validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RenewOutcome {
+    /// Renewed with this token, for this duration if the grantor named one.
+    Renewed {
+        /// The token after renewal.
+        token: Token,
+        /// The renewed duration, if the reply gave one.
+        duration_ms: Option<u64>,
+    },
+    /// The grantor refused: the lease is lost.
+    Refused(RenewRefusal),
+}
+
+impl RenewReply {
+    /// A successful renewal.
+    pub fn renewed(token: Token, duration_ms: u64) -> RenewReply {
+        RenewReply {
+            renewed: true,
+            token: Some(token),
+            duration_ms: Some(duration_ms),
+            reason: None,
+        }
+    }
+
+    /// A refused renewal.
+    pub fn refused(reason: RenewRefusal) -> RenewReply {
+        RenewReply {
+            renewed: false,
+            token: None,
+            duration_ms: None,
+            reason: Some(reason),
+        }
+    }
+
+    /// Validates the reply. A renewal without a token is malformed, never a renewal; a refusal
+    /// without a reason counts as `unknown`.
+    pub fn outcome(self) -> Result<RenewOutcome, MalformedReply> {
+        if self.renewed {
+            let token = self.token.ok_or(MalformedReply::MissingToken)?;
+            if self.duration_ms == Some(0) {
+                return Err(MalformedReply::BadDuration);
+            }
+            Ok(RenewOutcome::Renewed {
+                token,
+                duration_ms: self.duration_ms,
+            })
+        } else {
+            Ok(RenewOutcome::Refused(
+                self.reason.unwrap_or(RenewRefusal::Unknown),
+            ))
+        }
+    }
+}
+
+/// `POST /v1/release`: give a lease back early. Idempotent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct ReleaseRequest {
+    /// The leased resource.
+    pub resource: String,
+    /// The holder's identity.
+    pub holder: String,
+    /// The token of the grant being released.
+    pub token: Token,
+}
+
+/// Why a grant or renewal reply is not acceptable. The client counts it as a failed attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MalformedReply {
+    /// The reply is not a JSON object.
+    NotAnObject,
+    /// `granted` or `renewed` is missing or not a boolean.
+    BadFlag,
+    /// A success without a token.
+    MissingToken,
+    /// The token is not a valid token.
+    BadToken(TokenError),
+    /// A duration that is not a positive integer of milliseconds.
+    BadDuration,
+    /// A field has the wrong type.
+    BadField(&'static str),
+}
+
+impl core::fmt::Display for MalformedReply {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MalformedReply::NotAnObject => f.write_str("reply is not an object"),
+            MalformedReply::BadFlag => f.write_str("granted/renewed is not a boolean"),
+            MalformedReply::MissingToken => f.write_str("success without a token"),
+            MalformedReply::BadToken(e) => f.write_str(e.describe()),
+            MalformedReply::BadDuration => f.write_str("duration is not a positive integer"),
+            MalformedReply::BadField(name) => write!(f, "field {name} has the wrong type"),
+        }
+    }
+}
+
+/// The largest `durationMs` a request may carry: 2^31 − 1 ms (about 24.8 days), the longest
+/// delay a JavaScript timer can wait, so every duration the grantor accepts is one a browser
+/// holder can schedule. The grantor clamps accepted durations further to its configured range.
+pub const MAX_REQUEST_DURATION_MS: u64 = 2_147_483_647;
+
+/// Reply to [`ReleaseRequest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ReleaseReply {
+    /// Whether a live grant matching the holder and token was ended by this request; `false`
+    /// when there was nothing to release (already released, expired, revoked or superseded).
+    pub released: bool,
+}
+
+/// `GET /v1/status?resource=…` (query string) or `POST /v1/status` (JSON body): who holds a
+/// resource now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct StatusRequest {
+    /// The resource to look up.
+    pub resource: String,
+}
+
+/// Reply to [`StatusRequest`]. `holder`, `token` and `expiresInMs` are all `null` when nobody
+/// holds the resource, and all set when somebody does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct StatusReply {
+    /// The resource looked up, echoed.
+    pub resource: String,
+    /// The current holder.
+    pub holder: Option<String>,
+    /// The current grant's fencing token.
+    pub token: Option<Token>,
+    /// How long the current grant has left, by the grantor's clock.
+    pub expires_in_ms: Option<u64>,
+}
+
+/// `POST /v1/revoke`: end the current grant on a resource before it expires. Administrative.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct RevokeRequest {
+    /// The resource whose grant ends.
+    pub resource: String,
+}
+
+/// Reply to [`RevokeRequest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct RevokeReply {
+    /// Whether a live grant was ended; `false` when nobody held the resource.
+    pub revoked: bool,
+}
+
+/// `POST /v1/fenced/write`: store `payload` under `resource` unless a write with a larger token
+/// already happened. `P` is the payload's type; the grantor accepts any JSON value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct FencedWriteRequest<P> {
+    /// The protected resource.
+    pub resource: String,
+    /// The value to store.
+    pub payload: P,
+    /// The writer's fencing token.
+    pub token: Token,
+}
+
+/// Reply to [`FencedWriteRequest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct FencedWriteReply {
+    /// Whether the payload was stored: true exactly when no earlier accepted write carried a
+    /// larger token.
+    pub accepted: bool,
+    /// The token of the latest accepted write, after this request: the incoming token when
+    /// accepted, the larger one that fenced this write out otherwise.
+    pub last_token: Token,
+}
+
+/// `POST /v1/fenced/read`: the latest accepted payload of a protected resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct FencedReadRequest {
+    /// The protected resource.
+    pub resource: String,
+}
+
+/// Reply to [`FencedReadRequest`]. Both fields are `null` when the resource was never written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct FencedReadReply<P> {
+    /// The latest accepted payload.
+    pub payload: Option<P>,
+    /// The token that wrote it.
+    pub last_token: Option<Token>,
+}
+
+/// Longest queue name the protocol accepts, in bytes.
+pub const MAX_QUEUE_LEN: usize = 256;
+
+/// Longest worker identity the protocol accepts, in bytes.
+pub const MAX_WORKER_LEN: usize = 256;
+
+/// Longest dedupe key the protocol accepts, in bytes.
+pub const MAX_DEDUPE_KEY_LEN: usize = 256;
+
+/// The most items one enqueue request may carry.
+pub const MAX_ENQUEUE_ITEMS: usize = 1000;
+
+/// The largest `maxAttempts` an item may be given.
+pub const MAX_ATTEMPTS: u32 = 1000;
+
+/// Where a work item is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ItemState {
+    /// Waiting to be claimed: never claimed, failed with attempts left, or its claim ran out.
+    Pending,
+    /// Claimed by a worker whose claim has not run out.
+    Claimed,
+    /// Completed by a worker holding its live claim; final.
+    Done,
+    /// Given up after its last allowed attempt (the dead-letter state); final.
+    Dead,
+}
+
+impl ItemState {
+    /// The state as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemState::Pending => "pending",
+            ItemState::Claimed => "claimed",
+            ItemState::Done => "done",
+            ItemState::Dead => "dead",
+        }
+    }
+}
+
+/// One item of a [`EnqueueRequest`]. `P` is the payload's type; the grantor accepts any JSON value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct NewItem<P> {
+    /// What the worker that claims the item receives.
+    pub payload: P,
+    /// While an item with this key exists in the queue, enqueueing another with the same key
+    /// adds nothing and returns the existing item's id.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub dedupe_key: Option<String>,
+    /// How many claims the item may get before it is dead-lettered; the grantor's default
+    /// (`--max-attempts`) when absent.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub max_attempts: Option<u32>,
+}
+
+/// `POST /v1/queues/enqueue`: add items to a queue, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct EnqueueRequest<P> {
+    /// The queue.
+    pub queue: String,
+    /// One to [`MAX_ENQUEUE_ITEMS`] items, enqueued in this order in one transaction.
+    pub items: Vec<NewItem<P>>,
+}
+
+/// What happened to one item of an [`EnqueueRequest`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct EnqueuedItem {
+    /// The item's id: larger for items enqueued later, across all queues.
+    pub item_id: u64,
+    /// `false` when the dedupe key matched an existing item, whose id this is.
+    pub enqueued: bool,
+}
+
+/// Reply to [`EnqueueRequest`], one entry per item, in request order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct EnqueueReply {
+    /// The outcome per item.
+    pub items: Vec<EnqueuedItem>,
+}
+
+/// `POST /v1/queues/claim`: claim the oldest pending item whose claim is absent or ran out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct ClaimRequest {
+    /// The queue.
+    pub queue: String,
+    /// The claiming worker's identity.
+    pub worker: String,
+    /// The requested claim duration; clamped like a lease duration.
+    pub claim_ms: u64,
+    /// Identifies this attempt: a retry with the same id, while its claim is live, returns the
+    /// same item and token instead of claiming another.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub request_id: Option<String>,
+}
+
+/// The item a [`ClaimReply`] hands out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ClaimedItem<P> {
+    /// The item's id.
+    pub id: u64,
+    /// The payload it was enqueued with.
+    pub payload: P,
+    /// Claims so far, this one included.
+    pub attempts: u32,
+    /// Claims allowed before the item is dead-lettered.
+    pub max_attempts: u32,
+}
+
+/// Reply to [`ClaimRequest`]. `claimed: true` carries `item`, `token` and `claimMs`;
+/// `claimed: false` (nothing claimable) carries nothing else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ClaimReply<P> {
+    /// Whether an item was claimed.
+    pub claimed: bool,
+    /// The claimed item.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub item: Option<ClaimedItem<P>>,
+    /// The claim token: the item's previous claim token plus one.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub token: Option<Token>,
+    /// The granted claim duration, possibly clamped.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub claim_ms: Option<u64>,
+}
+
+/// `POST /v1/queues/heartbeat`: extend a live claim to `claimMs` from now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct HeartbeatRequest {
+    /// The queue.
+    pub queue: String,
+    /// The claimed item.
+    pub item_id: u64,
+    /// The claiming worker.
+    pub worker: String,
+    /// The claim token.
+    pub token: Token,
+    /// The requested duration from now; clamped like a lease duration.
+    pub claim_ms: u64,
+}
+
+/// Reply to [`HeartbeatRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct HeartbeatReply {
+    /// Always `true`.
+    pub extended: bool,
+    /// The claim token, unchanged.
+    pub token: Token,
+    /// The granted duration from now, possibly clamped.
+    pub claim_ms: u64,
+}
+
+/// `POST /v1/queues/complete`: finish a claimed item, fenced by its claim token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct CompleteRequest<R> {
+    /// The queue.
+    pub queue: String,
+    /// The claimed item.
+    pub item_id: u64,
+    /// The claiming worker.
+    pub worker: String,
+    /// The claim token.
+    pub token: Token,
+    /// What the work produced, kept with the item; `null` when absent.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub result: R,
+}
+
+/// Reply to [`CompleteRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct CompleteReply {
+    /// Always `true`.
+    pub completed: bool,
+    /// The claim token that completed the item.
+    pub token: Token,
+}
+
+/// `POST /v1/queues/fail`: give a claimed item back after a failed attempt, fenced by its claim
+/// token. The item is pending again, or dead once it had its last allowed attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct FailRequest<E> {
+    /// The queue.
+    pub queue: String,
+    /// The claimed item.
+    pub item_id: u64,
+    /// The claiming worker.
+    pub worker: String,
+    /// The claim token.
+    pub token: Token,
+    /// What went wrong, kept with the item as its last error; `null` when absent.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub error: E,
+}
+
+/// Reply to [`FailRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct FailReply {
+    /// `pending` (it will be claimed again) or `dead` (it had its last allowed attempt).
+    pub state: ItemState,
+    /// Claims so far.
+    pub attempts: u32,
+    /// Claims allowed.
+    pub max_attempts: u32,
+}
+
+/// `POST /v1/queues/stats`: how many items of a queue are in each state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct QueueStatsRequest {
+    /// The queue.
+    pub queue: String,
+}
+
+/// Reply to [`QueueStatsRequest`], by the grantor's clock at the time of the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct QueueStatsReply {
+    /// The queue, echoed.
+    pub queue: String,
+    /// Items waiting to be claimed.
+    pub pending: u64,
+    /// Items under a live claim.
+    pub claimed: u64,
+    /// Completed items.
+    pub done: u64,
+    /// Dead-lettered items.
+    pub dead: u64,
+}
+
+/// `POST /v1/queues/item`: one item's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct ItemRequest {
+    /// The queue.
+    pub queue: String,
+    /// The item.
+    pub item_id: u64,
+}
+
+/// Reply to [`ItemRequest`]. `P` is the type of the payload, result and error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ItemReply<P> {
+    /// The item's id.
+    pub id: u64,
+    /// Its state now.
+    pub state: ItemState,
+    /// The payload it was enqueued with.
+    pub payload: P,
+    /// Its dedupe key, if it has one.
+    pub dedupe_key: Option<String>,
+    /// Claims so far.
+    pub attempts: u32,
+    /// Claims allowed before it is dead-lettered.
+    pub max_attempts: u32,
+    /// The token of its latest claim; 0 when never claimed.
+    pub claim_token: Token,
+    /// The worker of its latest claim.
+    pub claimed_by: Option<String>,
+    /// How long its live claim has left; `null` unless `claimed`.
+    pub claim_expires_in_ms: Option<u64>,
+    /// The claim token that completed it; `null` unless `done`.
+    pub completed_token: Option<Token>,
+    /// The worker that completed it; `null` unless `done`.
+    pub completed_by: Option<String>,
+    /// The result it was completed with; `null` unless `done`.
+    pub result: Option<P>,
+    /// The error of its latest failed attempt, if any.
+    pub last_error: Option<P>,
+}
+
+/// The body of every error reply: `{"error": {"code": "…", "message": "…"}}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ErrorReply {
+    /// What went wrong.
+    pub error: ErrorDetail,
+}
+
+/// The inside of an [`ErrorReply`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ErrorDetail {
+    /// A stable, machine-readable code; see [`ErrorCode`]. Kept as text so that a client keeps
+    /// working when a newer grantor adds codes.
+    pub code: String,
+    /// A human-readable explanation; its wording may change between versions.
+    pub message: String,
+}
+
+impl ErrorReply {
+    /// An error reply with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorReply {
+        ErrorReply {
+            error: ErrorDetail {
+                code: code.as_str().to_owned(),
+                message: message.into(),
+            },
+        }
+    }
+}
+
+impl ErrorDetail {
+    /// The code, if it is one this version knows.
+    pub fn known_code(&self) -> Option<ErrorCode> {
+        ErrorCode::parse(&self.code)
+    }
+}
+
+/// The stable error codes of the protocol. `docs/protocol.md` lists the HTTP status of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The body is not valid JSON.
+    BadJson,
+    /// The body is not a JSON object, or a field has the wrong JSON type.
+    WrongType,
+    /// The request has a field the endpoint does not define.
+    UnknownField,
+    /// A required field is missing.
+    MissingField,
+    /// The query string could not be read.
+    BadQuery,
+    /// The resource name is empty, too long or has a character outside the allowed set.
+    BadResource,
+    /// The holder identity is empty, too long or has a character outside the allowed set.
+    BadHolder,
+    /// The request id is empty, too long or has a character outside the allowed set.
+    BadRequestId,
+    /// `durationMs` is not an integer in `1..=MAX_REQUEST_DURATION_MS`.
+    BadDuration,
+    /// `token` is not an integer in `0..=MAX_TOKEN`.
+    BadToken,
+    /// The queue name is empty, too long or has a character outside the allowed set.
+    BadQueue,
+    /// The worker identity is empty, too long or has a character outside the allowed set.
+    BadWorker,
+    /// A dedupe key is empty, too long or has a character outside the allowed set.
+    BadDedupeKey,
+    /// `itemId` is not an integer in `1..=MAX_TOKEN`.
+    BadItemId,
+    /// `maxAttempts` is not an integer in `1..=MAX_ATTEMPTS`.
+    BadMaxAttempts,
+    /// An enqueue request has no items, or more than `MAX_ENQUEUE_ITEMS`.
+    BadItems,
+    /// The revoke request carries no admin credentials.
+    Unauthorized,
+    /// The admin credentials are wrong, or the peer may not revoke without them.
+    Forbidden,
+    /// The request comes from a browser origin the grantor does not allow.
+    OriginNotAllowed,
+    /// No such route.
+    NotFound,
+    /// The queue has no item with that id.
+    NoSuchItem,
+    /// The route exists but not for this HTTP method.
+    MethodNotAllowed,
+    /// The request id was already used with a different request.
+    RequestIdReused,
+    /// The claim token is not the item's live claim: it ran out, another claim superseded it,
+    /// or the item was already completed or failed under it.
+    StaleClaim,
+    /// The resource's token counter reached `MAX_TOKEN`; it can make no more grants.
+    TokenExhausted,
+    /// The body exceeds the size limit.
+    BodyTooLarge,
+    /// The body's content type is not JSON.
+    UnsupportedMediaType,
+    /// An unexpected failure inside the grantor.
+    Internal,
+    /// The route is reserved for a later protocol revision.
+    NotImplemented,
+    /// The grantor's storage failed; the request had no effect and may be retried.
+    StorageUnavailable,
+}
+
+impl ErrorCode {
+    /// Every code, in documentation order.
+    pub const ALL: [ErrorCode; 30] = [
+        ErrorCode::BadJson,
+        ErrorCode::WrongType,
+        ErrorCode::UnknownField,
+        ErrorCode::MissingField,
+        ErrorCode::BadQuery,
+        ErrorCode::BadResource,
+        ErrorCode::BadHolder,
+        ErrorCode::BadRequestId,
+        ErrorCode::BadDuration,
+        ErrorCode::BadToken,
+        ErrorCode::BadQueue,
+        ErrorCode::BadWorker,
+        ErrorCode::BadDedupeKey,
+        ErrorCode::BadItemId,
+        ErrorCode::BadMaxAttempts,
+        ErrorCode::BadItems,
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::OriginNotAllowed,
+        ErrorCode::NotFound,
+        ErrorCode::NoSuchItem,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::RequestIdReused,
+        ErrorCode::StaleClaim,
+        ErrorCode::TokenExhausted,
+        ErrorCode::BodyTooLarge,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::Internal,
+        ErrorCode::NotImplemented,
+        ErrorCode::StorageUnavailable,
+    ];
+
+    /// The code as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "bad_json",
+            ErrorCode::WrongType => "wrong_type",
+            ErrorCode::UnknownField => "unknown_field",
+            ErrorCode::MissingField => "missing_field",
+            ErrorCode::BadQuery => "bad_query",
+            ErrorCode::BadResource => "bad_resource",
+            ErrorCode::BadHolder => "bad_holder",
+            ErrorCode::BadRequestId => "bad_request_id",
+            ErrorCode::BadDuration => "bad_duration",
+            ErrorCode::BadToken => "bad_token",
+            ErrorCode::BadQueue => "bad_queue",
+            ErrorCode::BadWorker => "bad_worker",
+            ErrorCode::BadDedupeKey => "bad_dedupe_key",
+            ErrorCode::BadItemId => "bad_item_id",
+            ErrorCode::BadMaxAttempts => "bad_max_attempts",
+            ErrorCode::BadItems => "bad_items",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::OriginNotAllowed => "origin_not_allowed",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::NoSuchItem => "no_such_item",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::RequestIdReused => "request_id_reused",
+            ErrorCode::StaleClaim => "stale_claim",
+            ErrorCode::TokenExhausted => "token_exhausted",
+            ErrorCode::BodyTooLarge => "body_too_large",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::Internal => "internal",
+            ErrorCode::NotImplemented => "not_implemented",
+            ErrorCode::StorageUnavailable => "storage_unavailable",
+        }
+    }
+
+    /// Parses a wire code; anything unrecognised is `None`.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+
+    /// The HTTP status the grantor answers with this code.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::BadJson
+            | ErrorCode::WrongType
+            | ErrorCode::UnknownField
+            | ErrorCode::MissingField
+            | ErrorCode::BadQuery
+            | ErrorCode::BadResource
+            | ErrorCode::BadHolder
+            | ErrorCode::BadRequestId
+            | ErrorCode::BadDuration
+            | ErrorCode::BadToken
+            | ErrorCode::BadQueue
+            | ErrorCode::BadWorker
+            | ErrorCode::BadDedupeKey
+            | ErrorCode::BadItemId
+            | ErrorCode::BadMaxAttempts
+            | ErrorCode::BadItems => 400,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::Forbidden | ErrorCode::OriginNotAllowed => 403,
+            ErrorCode::NotFound | ErrorCode::NoSuchItem => 404,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::RequestIdReused | ErrorCode::StaleClaim | ErrorCode::TokenExhausted => 409,
+            ErrorCode::BodyTooLarge => 413,
+            ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::Internal => 500,
+            ErrorCode::NotImplemented => 501,
+            ErrorCode::StorageUnavailable => 503,
+        }
+    }
+}
+
+impl core::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether `name` is acceptable as a resource name, holder identity or request id of at most
+/// `max_len` bytes: non-empty and printable ASCII only (`0x20..=0x7E`, space included), so names
+/// survive logs, query strings and JavaScript unchanged.
+pub fn is_valid_name(name: &str, max_len: usize) -> bool {
+    !name.is_empty() && name.len() <= max_len && name.bytes().all(|b| (0x20..=0x7E).contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_accepts_only_safe_non_negative_integers() {
+        assert_eq!(Token::from_f64(0.0).unwrap().get(), 0);
+        assert_eq!(
+            Token::from_f64(9007199254740991.0).unwrap().get(),
+            MAX_TOKEN
+        );
+        assert_eq!(Token::from_f64(f64::NAN), Err(TokenError::NotANumber));
+        assert_eq!(Token::from_f64(-1.0), Err(TokenError::Negative));
+        assert_eq!(Token::from_f64(1.5), Err(TokenError::NotAnInteger));
+        assert_eq!(
+            Token::from_f64(f64::INFINITY),
+            Err(TokenError::NotAnInteger)
+        );
+        assert_eq!(
+            Token::from_f64(9007199254740992.0),
+            Err(TokenError::TooLarge)
+        );
+        assert_eq!(Token::new(MAX_TOKEN + 1), Err(TokenError::TooLarge));
+    }
+
+    #[test]
+    fn a_grant_without_a_token_is_malformed_not_a_grant() {
+        let reply = GrantReply {
+            granted: true,
+            token: None,
+            duration_ms: Some(1000),
+            holder: None,
+            expires_in_ms: None,
+        };
+        assert_eq!(reply.outcome(), Err(MalformedReply::MissingToken));
+    }
+
+    #[test]
+    fn a_refusal_without_reason_is_unknown() {
+        let reply = RenewReply {
+            renewed: false,
+            token: None,
+            duration_ms: None,
+            reason: None,
+        };
+        assert_eq!(
+            reply.outcome(),
+            Ok(RenewOutcome::Refused(RenewRefusal::Unknown))
+        );
+    }
+
+    #[test]
+    fn refusal_reasons_round_trip() {
+        for reason in [
+            RenewRefusal::Expired,
+            RenewRefusal::Revoked,
+            RenewRefusal::NotHolder,
+            RenewRefusal::Unknown,
+        ] {
+            assert_eq!(RenewRefusal::parse(reason.as_str()), Some(reason));
+        }
+        assert_eq!(RenewRefusal::parse("gone"), None);
+    }
+
+    #[test]
+    fn error_codes_round_trip() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+        }
+        assert_eq!(ErrorCode::parse("teapot"), None);
+    }
+
+    #[test]
+    fn names_are_non_empty_printable_ascii_within_the_limit() {
+        let longest = "r".repeat(MAX_RESOURCE_LEN);
+        assert!(is_valid_name("jobs/nightly report", MAX_RESOURCE_LEN));
+        assert!(is_valid_name(&longest, MAX_RESOURCE_LEN));
+        assert!(!is_valid_name("", MAX_RESOURCE_LEN));
+        assert!(!is_valid_name(&format!("{longest}r"), MAX_RESOURCE_LEN));
+        assert!(!is_valid_name("tab\tname", MAX_RESOURCE_LEN));
+        assert!(!is_valid_name("caf\u{e9}", MAX_RESOURCE_LEN));
+    }
+}

@@ -1,0 +1,43 @@
+//! Bindings to JavaScript globals. Globals, not `window`, so one build runs in windows, workers,
+//! Node, Deno and workerd.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`: the monotonic clock.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    pub fn performance_now() -> f64;
+
+    /// `Date.now()`: the wall clock.
+    #[wasm_bindgen(js_namespace = Date, js_name = now)]
+    pub fn date_now() -> f64;
+
+    /// `setTimeout(handler, ms)`; the handle is a number in browsers and an object in Node.
+    #[wasm_bindgen(js_name = setTimeout)]
+    pub fn set_timeout(handler: &js_sys::Function, ms: f64) -> JsValue;
+
+    /// `clearTimeout(handle)`.
+    #[wasm_bindgen(js_name = clearTimeout)]
+    pub fn clear_timeout(handle: &JsValue);
+
+    /// The global `AbortController`, declared here so the package needs no `web-sys`.
+    pub type AbortController;
+
+    /// `new AbortController()`.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> AbortController;
+
+    /// `controller.signal`.
+    #[wasm_bindgen(method, getter)]
+    pub fn signal(this: &AbortController) -> JsValue;
+
+    /// `controller.abort()`.
+    #[wasm_bindgen(method)]
+    pub fn abort(this: &AbortController);
+}
+
+/// Reads both clocks at once, as the core wants them.
+pub fn now_ms() -> (f64, f64) {
+    (performance_now(), date_now())
+}

@@ -1,0 +1,564 @@
+//! Scripted-time scenarios for the holder state machine, one per safety rule.
+
+use tenure::core::{
+    AcquireFailure, Event, Failure, FailureKind, Holder, HolderConfig, HolderOptionsMs, LossReason,
+    Micros, MonoTime, Now, Output, Phase, Reply, Request, RequestId, RequestKind,
+};
+use tenure::protocol::{GrantOutcome, RenewOutcome, RenewRefusal, Token};
+
+const LEASE_MS: u64 = 9_000;
+const MARGIN_MS: u64 = 1_000;
+const WALL_EPOCH_MS: u64 = 1_700_000_000_000;
+
+/// A holder plus scripted clocks; `mono` and `wall` are in ms and move only when a test says so.
+struct Script {
+    holder: Holder,
+    mono_ms: u64,
+    wall_ms: u64,
+    sent: Vec<Request>,
+    events: Vec<Event>,
+    abandoned: Vec<RequestId>,
+}
+
+impl Script {
+    fn new() -> Script {
+        Script::with(HolderOptionsMs::default())
+    }
+
+    fn with(options: HolderOptionsMs) -> Script {
+        let config = HolderConfig::from_ms(LEASE_MS as f64, MARGIN_MS as f64, options, 1).unwrap();
+        Script {
+            holder: Holder::new(config),
+            mono_ms: 1_000,
+            wall_ms: WALL_EPOCH_MS,
+            sent: Vec::new(),
+            events: Vec::new(),
+            abandoned: Vec::new(),
+        }
+    }
+
+    fn now(&self) -> Now {
+        Now::from_micros(self.mono_ms * 1000, self.wall_ms * 1000)
+    }
+
+    /// Both clocks advance together, as they do on a healthy machine.
+    fn advance(&mut self, ms: u64) {
+        self.mono_ms += ms;
+        self.wall_ms += ms;
+    }
+
+    fn drain(&mut self) {
+        if let Some(at) = self.holder.poll_timeout() {
+            assert!(
+                at >= MonoTime(self.mono_ms * 1000),
+                "poll_timeout asked for a past instant"
+            );
+        }
+        while let Some(output) = self.holder.poll_output() {
+            match output {
+                Output::Send(request) => self.sent.push(request),
+                Output::Event(event) => self.events.push(event),
+                Output::Abandon(id) => self.abandoned.push(id),
+            }
+        }
+    }
+
+    fn acquire(&mut self, campaign: bool) -> RequestId {
+        self.holder.acquire(self.now(), campaign).unwrap();
+        self.drain();
+        self.last_sent().id
+    }
+
+    fn reply(&mut self, id: RequestId, reply: Reply) {
+        self.holder.handle_reply(self.now(), id, reply);
+        self.drain();
+    }
+
+    fn grant(&mut self, id: RequestId, token: u64) {
+        self.reply(id, granted(token));
+    }
+
+    /// Fires every timer due up to now, as a host's timer would (possibly late).
+    fn tick(&mut self) {
+        while let Some(at) = self.holder.poll_timeout() {
+            if at > MonoTime(self.mono_ms * 1000) {
+                break;
+            }
+            let before = self.sent.len() + self.events.len();
+            self.holder.handle_timeout(self.now());
+            self.drain();
+            if self.sent.len() + self.events.len() == before {
+                break;
+            }
+        }
+    }
+
+    /// Advances time in small steps, firing timers on time.
+    fn run_for(&mut self, ms: u64) {
+        for _ in 0..ms / 10 {
+            self.advance(10);
+            self.tick();
+        }
+    }
+
+    fn last_sent(&self) -> &Request {
+        self.sent.last().expect("something was sent")
+    }
+
+    fn renewals_sent(&self) -> Vec<RequestId> {
+        self.sent
+            .iter()
+            .filter(|r| matches!(r.kind, RequestKind::Renew { .. }))
+            .map(|r| r.id)
+            .collect()
+    }
+
+    fn safely_held(&mut self) -> bool {
+        let now = self.now();
+        self.holder.is_safely_held(now)
+    }
+
+    fn losses(&self) -> Vec<LossReason> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Lost { reason, .. } => Some(reason.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn held_and_acquired(&mut self, token: u64) {
+        let id = self.acquire(false);
+        self.grant(id, token);
+        assert_eq!(self.holder.phase(), Phase::Held);
+    }
+}
+
+fn token(n: u64) -> Token {
+    Token::new(n).unwrap()
+}
+
+fn granted(n: u64) -> Reply {
+    Reply::Grant(GrantOutcome::Granted {
+        token: token(n),
+        duration_ms: None,
+    })
+}
+
+fn renewed(n: u64) -> Reply {
+    Reply::Renew(RenewOutcome::Renewed {
+        token: token(n),
+        duration_ms: None,
+    })
+}
+
+#[test]
+fn late_grant_reply_counts_from_the_send_time() {
+    let mut s = Script::new();
+    let id = s.acquire(false);
+    s.advance(5_000);
+    s.grant(id, 1);
+    // 9 s lease sent 5 s ago: 4 s remain, not 9.
+    let now = s.now();
+    assert_eq!(s.holder.remaining(now), Micros::from_ms(4_000));
+    s.advance(3_000);
+    assert!(!s.safely_held(), "1 s left is inside the 1 s margin");
+}
+
+#[test]
+fn grant_arriving_inside_the_margin_is_no_grant_and_is_handed_back() {
+    let mut s = Script::new();
+    let id = s.acquire(false);
+    s.advance(8_500);
+    s.grant(id, 1);
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    assert!(matches!(
+        s.last_sent().kind,
+        RequestKind::Release { token: t } if t == token(1)
+    ));
+    assert!(matches!(
+        s.events.last(),
+        Some(Event::AcquireFailed(AcquireFailure::Failed(Failure {
+            kind: FailureKind::TooLate,
+            ..
+        })))
+    ));
+}
+
+#[test]
+fn renews_every_third_of_the_lease_with_one_renewal_in_flight() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    s.run_for(2_990);
+    assert!(s.renewals_sent().is_empty());
+    s.run_for(20);
+    assert_eq!(s.renewals_sent().len(), 1);
+    // No reply yet: no second renewal goes out while the first is in flight.
+    s.run_for(2_900);
+    assert_eq!(s.renewals_sent().len(), 1);
+    let id = s.renewals_sent()[0];
+    s.reply(id, renewed(1));
+    assert_eq!(s.holder.consecutive_failures(), 0);
+    assert!(s.safely_held());
+}
+
+#[test]
+fn hung_renewal_is_abandoned_and_the_holder_surrenders_at_the_margin() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    // The grantor never answers anything again.
+    s.run_for(7_990);
+    assert!(s.safely_held());
+    assert!(s.losses().is_empty());
+    s.run_for(20);
+    assert_eq!(s.losses(), vec![LossReason::MarginExhausted]);
+    assert!(!s.safely_held());
+    // Retries happened while budget remained, and each timed out.
+    assert!(
+        s.renewals_sent().len() >= 2,
+        "retried after the first timeout"
+    );
+    // Every attempt was abandoned, the last one at the surrender.
+    assert_eq!(s.abandoned, s.renewals_sent());
+    assert!(s.holder.consecutive_failures() >= 1);
+    // Surrender happened at the margin: started at 1 s, 9 s lease, 1 s margin -> mono 9 s.
+    assert!(s.mono_ms <= 9_010);
+}
+
+#[test]
+fn surrender_does_not_wait_for_a_late_timer() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    // The tab is hidden: no timer fires for 60 s. Any query already says the truth.
+    s.advance(60_000);
+    assert!(!s.safely_held());
+    s.tick();
+    assert_eq!(s.losses(), vec![LossReason::MarginExhausted]);
+}
+
+#[test]
+fn wall_clock_stepping_back_adds_no_validity() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    s.mono_ms += 8_000;
+    s.wall_ms -= 3_600_000;
+    assert!(!s.safely_held(), "8 s of 9 elapsed on the monotonic clock");
+}
+
+#[test]
+fn wall_clock_stepping_forward_ends_the_lease_early() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    s.mono_ms += 10;
+    s.wall_ms += 3_600_000;
+    assert!(!s.safely_held());
+    s.tick();
+    // The monotonic deadline has not come, but the next input sees the wall clock.
+    s.holder.handle_timeout(s.now());
+    s.drain();
+    assert_eq!(s.losses(), vec![LossReason::MarginExhausted]);
+}
+
+#[test]
+fn monotonic_clock_stalled_in_os_sleep_expires_the_lease() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    // Laptop sleeps for 5 minutes: performance.now() does not move, Date.now() does.
+    s.wall_ms += 300_000;
+    assert!(!s.safely_held());
+    // On wake the host reports a resume; the hold ends at once.
+    s.holder.handle_timeout(s.now());
+    s.drain();
+    assert_eq!(s.losses(), vec![LossReason::MarginExhausted]);
+}
+
+#[test]
+fn renewal_with_a_lower_token_is_a_loss_saying_so() {
+    let mut s = Script::new();
+    s.held_and_acquired(7);
+    s.run_for(3_010);
+    let id = s.renewals_sent()[0];
+    s.reply(id, renewed(6));
+    assert_eq!(
+        s.losses(),
+        vec![LossReason::TokenRegressed {
+            held: token(7),
+            got: token(6)
+        }]
+    );
+}
+
+#[test]
+fn a_grant_with_a_token_already_seen_is_not_a_grant() {
+    let mut s = Script::new();
+    s.held_and_acquired(5);
+    s.holder.release(s.now());
+    s.drain();
+    let id = s.acquire(false);
+    s.grant(id, 5);
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    assert!(matches!(
+        s.events.last(),
+        Some(Event::AcquireFailed(AcquireFailure::Failed(Failure {
+            kind: FailureKind::TokenRegressed,
+            ..
+        })))
+    ));
+}
+
+#[test]
+fn malformed_replies_are_failed_attempts_never_grants() {
+    let mut s = Script::new();
+    let id = s.acquire(false);
+    s.reply(id, Reply::Failed(Failure::of(FailureKind::Malformed)));
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    assert!(!s.safely_held());
+    // A renewal-shaped reply to a grant is no grant either.
+    let id = s.acquire(false);
+    s.reply(id, renewed(3));
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    // During a hold, a malformed renewal reply is a failure that is retried.
+    s.held_and_acquired(4);
+    s.run_for(3_010);
+    let id = *s.renewals_sent().last().unwrap();
+    s.reply(id, Reply::Failed(Failure::of(FailureKind::Malformed)));
+    assert_eq!(s.holder.consecutive_failures(), 1);
+    assert!(s.safely_held());
+    s.run_for(1_500);
+    assert_eq!(s.renewals_sent().len(), 2, "retried after the failure");
+}
+
+#[test]
+fn reply_to_an_abandoned_renewal_is_ignored() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    s.run_for(3_010);
+    let first = s.renewals_sent()[0];
+    // The attempt times out after its 3 s timeout; a retry goes out.
+    s.run_for(3_500);
+    assert!(s.renewals_sent().len() >= 2);
+    let before = s.holder.lease().grant().unwrap().start;
+    // Now the first attempt's reply arrives: it must not move the lease start.
+    s.reply(first, renewed(1));
+    assert_eq!(s.holder.lease().grant().unwrap().start, before);
+    assert!(!s.events.iter().any(|e| matches!(e, Event::Renewed { .. })));
+}
+
+#[test]
+fn definitive_refusal_surrenders_at_once_with_the_grantors_reason() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    s.run_for(3_010);
+    let id = s.renewals_sent()[0];
+    s.reply(
+        id,
+        Reply::Renew(RenewOutcome::Refused(RenewRefusal::Revoked)),
+    );
+    assert_eq!(s.losses(), vec![LossReason::Refused(RenewRefusal::Revoked)]);
+    assert_eq!(s.losses()[0].as_str(), "revoked");
+}
+
+#[test]
+fn retry_after_is_honoured_within_the_budget() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    s.run_for(3_010);
+    let id = s.renewals_sent()[0];
+    s.reply(
+        id,
+        Reply::Failed(Failure {
+            kind: FailureKind::RateLimited,
+            retry_after: Some(Micros::from_ms(2_000)),
+        }),
+    );
+    s.run_for(1_900);
+    assert_eq!(s.renewals_sent().len(), 1, "waited for Retry-After");
+    s.run_for(200);
+    assert_eq!(s.renewals_sent().len(), 2);
+}
+
+#[test]
+fn duration_clamped_down_by_the_grantor_is_believed_shorter() {
+    let mut s = Script::new();
+    let id = s.acquire(false);
+    s.reply(
+        id,
+        Reply::Grant(GrantOutcome::Granted {
+            token: token(1),
+            duration_ms: Some(5_000),
+        }),
+    );
+    let now = s.now();
+    assert_eq!(s.holder.remaining(now), Micros::from_ms(5_000));
+    // A larger duration than asked is not believed.
+    let mut t = Script::new();
+    let id = t.acquire(false);
+    t.reply(
+        id,
+        Reply::Grant(GrantOutcome::Granted {
+            token: token(1),
+            duration_ms: Some(60_000),
+        }),
+    );
+    let now = t.now();
+    assert_eq!(t.holder.remaining(now), Micros::from_ms(LEASE_MS));
+}
+
+#[test]
+fn a_grant_clamped_short_is_renewed_in_proportion() {
+    let mut s = Script::new();
+    let id = s.acquire(false);
+    s.reply(
+        id,
+        Reply::Grant(GrantOutcome::Granted {
+            token: token(1),
+            duration_ms: Some(3_000),
+        }),
+    );
+    // A third of the 3 s actually granted, not of the 9 s asked for.
+    s.run_for(990);
+    assert!(s.renewals_sent().is_empty());
+    s.run_for(30);
+    assert_eq!(s.renewals_sent().len(), 1);
+    // Answer every renewal for 5 s with the same short grant.
+    for _ in 0..500 {
+        if let Some(id) = s.renewals_sent().last().copied() {
+            s.reply(
+                id,
+                Reply::Renew(RenewOutcome::Renewed {
+                    token: token(1),
+                    duration_ms: Some(3_000),
+                }),
+            );
+        }
+        s.run_for(10);
+    }
+    assert!(s.renewals_sent().len() >= 5, "renewed about every second");
+    assert!(s.safely_held(), "kept renewing the short grant");
+    assert!(s.losses().is_empty());
+}
+
+#[test]
+fn campaign_waits_for_the_denials_hint_then_acquires() {
+    let mut s = Script::new();
+    let id = s.acquire(true);
+    s.reply(
+        id,
+        Reply::Grant(GrantOutcome::Denied {
+            holder: Some("other".into()),
+            expires_in_ms: Some(4_000),
+        }),
+    );
+    assert_eq!(s.holder.phase(), Phase::Acquiring);
+    s.run_for(3_990);
+    assert_eq!(s.sent.len(), 1, "no retry before the hint");
+    s.run_for(2_000);
+    assert_eq!(s.sent.len(), 2);
+    let id = s.last_sent().id;
+    s.grant(id, 2);
+    assert_eq!(s.holder.phase(), Phase::Held);
+}
+
+#[test]
+fn campaign_backs_off_after_failures_and_can_be_cancelled() {
+    let mut s = Script::new();
+    let id = s.acquire(true);
+    s.reply(id, Reply::Failed(Failure::of(FailureKind::Unreachable)));
+    assert_eq!(s.holder.phase(), Phase::Acquiring);
+    s.run_for(3_000);
+    assert!(s.sent.len() >= 2, "retried");
+    s.holder.cancel_acquire(s.now());
+    s.drain();
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    assert!(matches!(
+        s.events.last(),
+        Some(Event::AcquireFailed(AcquireFailure::Cancelled))
+    ));
+    // A grant for the cancelled campaign's attempt is ignored.
+    let id = s.last_sent().id;
+    s.grant(id, 9);
+    assert_eq!(s.holder.phase(), Phase::Idle);
+}
+
+#[test]
+fn single_acquire_reports_the_denial() {
+    let mut s = Script::new();
+    let id = s.acquire(false);
+    s.reply(
+        id,
+        Reply::Grant(GrantOutcome::Denied {
+            holder: Some("other".into()),
+            expires_in_ms: Some(100),
+        }),
+    );
+    assert_eq!(
+        s.events,
+        vec![Event::AcquireFailed(AcquireFailure::Denied {
+            holder: Some("other".into()),
+            expires_in: Some(Micros::from_ms(100)),
+        })]
+    );
+}
+
+#[test]
+fn grant_attempt_times_out() {
+    let mut s = Script::new();
+    s.acquire(false);
+    s.run_for(3_100);
+    assert!(matches!(
+        s.events.last(),
+        Some(Event::AcquireFailed(AcquireFailure::Failed(Failure {
+            kind: FailureKind::TimedOut,
+            ..
+        })))
+    ));
+}
+
+#[test]
+fn release_tells_the_grantor_and_ends_the_hold_once() {
+    let mut s = Script::new();
+    s.held_and_acquired(3);
+    s.holder.release(s.now());
+    s.drain();
+    assert!(matches!(s.last_sent().kind, RequestKind::Release { token: t } if t == token(3)));
+    assert_eq!(s.events.last(), Some(&Event::Released { token: token(3) }));
+    s.holder.release(s.now());
+    s.holder.surrender(s.now(), "again");
+    s.drain();
+    let endings = s
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Released { .. } | Event::Lost { .. }))
+        .count();
+    assert_eq!(endings, 1);
+    assert!(s.holder.poll_timeout().is_none(), "no timers after release");
+}
+
+#[test]
+fn surrender_reports_the_applications_reason() {
+    let mut s = Script::new();
+    s.held_and_acquired(3);
+    s.holder.surrender(s.now(), "shutting down");
+    s.drain();
+    assert_eq!(
+        s.losses(),
+        vec![LossReason::Surrendered("shutting down".into())]
+    );
+}
+
+#[test]
+fn healthy_holder_keeps_its_lease_indefinitely() {
+    let mut s = Script::new();
+    s.held_and_acquired(1);
+    for round in 1..=100 {
+        while s.renewals_sent().len() < round {
+            s.run_for(10);
+        }
+        let id = *s.renewals_sent().last().unwrap();
+        s.advance(40);
+        s.reply(id, renewed(1));
+        assert!(s.safely_held());
+    }
+    assert!(s.losses().is_empty());
+}

@@ -1,0 +1,273 @@
+// HttpGrantor and LeaseHolder against the real reference grantor process, and against a
+// deliberately broken endpoint.
+
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { HttpGrantor, LeaseHolder, leasedRead, isLeaseError } from "tenure";
+import { startGrantor } from "./support/grantor-process.mjs";
+import { sleep, eventually } from "./support/memory-grantor.mjs";
+
+const holderConfig = (resource, holderId, extra = {}) => ({
+  resource,
+  holderId,
+  leaseMs: 900,
+  marginMs: 200,
+  ...extra,
+});
+
+describe("against the reference grantor", () => {
+  let grantorProcess;
+  let grantor;
+
+  before(async () => {
+    grantorProcess = await startGrantor();
+    grantor = new HttpGrantor({ baseUrl: grantorProcess.url });
+  });
+
+  after(async () => {
+    await grantorProcess?.stop();
+  });
+
+  it("acquires, renews, denies others, releases", async () => {
+    const a = new LeaseHolder(grantor, holderConfig("acquire", "a"));
+    const b = new LeaseHolder(grantor, holderConfig("acquire", "b"));
+    const first = await a.acquire();
+    assert.equal(first.acquired, true);
+    assert.ok(Number.isSafeInteger(first.token) && first.token >= 1);
+
+    await sleep(1_300); // more than a lease: only renewals keep it
+    assert.equal(a.lease.isSafelyHeld(), true);
+    assert.equal(a.consecutiveFailures, 0);
+    const status = await grantor.status("acquire");
+    assert.equal(status.holder, "a");
+    assert.equal(status.token, first.token);
+    assert.ok(status.expiresInMs > 0 && status.expiresInMs <= 900);
+
+    const denied = await b.acquire();
+    assert.equal(denied.acquired, false);
+    assert.equal(denied.reason, "denied");
+    assert.equal(denied.holder, "a");
+    assert.ok(denied.expiresInMs > 0);
+
+    await a.release();
+    assert.equal((await grantor.status("acquire")).holder, null);
+    const second = await b.acquire();
+    assert.equal(second.acquired, true);
+    assert.ok(second.token > first.token);
+    await b.release();
+  });
+
+  it("a campaign takes over when the holder stops renewing", async () => {
+    const a = new LeaseHolder(grantor, holderConfig("campaign", "a"));
+    const b = new LeaseHolder(grantor, holderConfig("campaign", "b"));
+    await a.acquire();
+    const campaign = b.acquire({ wait: true });
+    a.surrender("crashed"); // a stops renewing; its grant lapses at the grantor
+    const result = await campaign;
+    assert.equal(result.acquired, true);
+    assert.equal((await grantor.status("campaign")).holder, "b");
+    await b.release();
+  });
+
+  it("revocation reaches the holder within one renew interval", async () => {
+    const a = new LeaseHolder(grantor, holderConfig("revoke", "a"));
+    const lost = [];
+    a.onLeaseLost = (reason) => lost.push({ reason, at: performance.now() });
+    const { token } = await a.acquire();
+    const revoked = await grantor.revoke("revoke");
+    assert.deepEqual(revoked, { revoked: true });
+    const at = performance.now();
+    assert.ok(await eventually(() => lost.length > 0, 2_000));
+    assert.equal(lost[0].reason, "revoked");
+    assert.ok(lost[0].at - at <= a.renewIntervalMs + 150, `${lost[0].at - at} ms`);
+    const b = new LeaseHolder(grantor, holderConfig("revoke", "b"));
+    assert.ok((await b.acquire()).token > token);
+    await b.release();
+  });
+
+  it("fences a stale token at the protected resource", async () => {
+    const a = new LeaseHolder(grantor, holderConfig("fenced", "a"));
+    const b = new LeaseHolder(grantor, holderConfig("fenced", "b"));
+    const old = await a.acquire();
+    assert.deepEqual(await grantor.fencedWrite("fenced", { by: "a" }, old.token), {
+      accepted: true,
+      lastToken: old.token,
+    });
+    a.surrender("paused"); // a believes nothing now, but a paused process may still write later
+    const replacement = await b.acquire({ wait: true });
+    assert.ok(replacement.token > old.token);
+    assert.equal((await grantor.fencedWrite("fenced", { by: "b" }, replacement.token)).accepted, true);
+    const stale = await grantor.fencedWrite("fenced", { by: "a, late" }, old.token);
+    assert.deepEqual(stale, { accepted: false, lastToken: replacement.token });
+    assert.deepEqual(await grantor.fencedRead("fenced"), {
+      payload: { by: "b" },
+      lastToken: replacement.token,
+    });
+    await b.release();
+  });
+
+  it("serves read leases locally, confirms through the grantor, or names the holder", async () => {
+    const a = new LeaseHolder(grantor, holderConfig("reads", "a"));
+    const b = new LeaseHolder(grantor, holderConfig("reads", "b"));
+    const state = new Map([["k", "v"]]);
+    const read = () => state.get("k");
+    await a.acquire();
+    assert.deepEqual(await leasedRead(a, read), {
+      ok: true,
+      value: "v",
+      servedFrom: "lease",
+      token: a.lease.token,
+    });
+    a.surrender("testing");
+    const confirmed = await leasedRead(a, read);
+    assert.equal(confirmed.ok, true);
+    assert.equal(confirmed.servedFrom, "grantor");
+    assert.equal(confirmed.value, "v");
+    a.surrender("testing");
+    await b.acquire({ wait: true });
+    assert.deepEqual(await leasedRead(a, read), { ok: false, holder: "b" });
+    await b.release();
+  });
+
+  it("a retried grant with the same requestId returns the original outcome", async () => {
+    const args = { resource: "idem", holder: "a", durationMs: 900, requestId: "attempt-1" };
+    const first = await grantor.grant(args);
+    const retry = await grantor.grant(args);
+    assert.deepEqual(retry, first);
+    await grantor.release({ resource: "idem", holder: "a", token: first.token });
+  });
+
+  it("grantor errors carry their code and HTTP status", async () => {
+    await assert.rejects(
+      grantor.grant({ resource: "", holder: "a", durationMs: 900, requestId: "x" }),
+      (error) =>
+        isLeaseError(error) &&
+        error.code === "ERR_GRANTOR" &&
+        error.kind === "bad_request" &&
+        error.status === 400 &&
+        error.grantorCode === "bad_resource",
+    );
+  });
+
+  it("revoke needs the admin key when one is configured", async () => {
+    const secured = await startGrantor({ args: ["--admin-key", "s3cret"] });
+    try {
+      const anonymous = new HttpGrantor({ baseUrl: secured.url });
+      await assert.rejects(anonymous.revoke("x"), (e) => e.status === 401);
+      const wrong = new HttpGrantor({ baseUrl: secured.url, headers: { authorization: "Bearer no" } });
+      await assert.rejects(wrong.revoke("x"), (e) => e.status === 403);
+      const admin = new HttpGrantor({
+        baseUrl: secured.url,
+        headers: { authorization: "Bearer s3cret" },
+      });
+      assert.deepEqual(await admin.revoke("x"), { revoked: false });
+    } finally {
+      await secured.stop();
+    }
+  });
+});
+
+describe("against a broken endpoint", () => {
+  let server;
+  let baseUrl;
+  let behaviour;
+  const seen = { closedEarly: 0 };
+
+  before(async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => behaviour(request, response));
+      response.on("close", () => {
+        if (!response.writableFinished) seen.closedEarly += 1;
+      });
+    });
+    await new Promise((done) => server.listen(0, "127.0.0.1", done));
+    baseUrl = `http://127.0.0.1:${server.address().port}`;
+  });
+
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  });
+
+  const json = (status, body, headers = {}) => (_, response) => {
+    response.writeHead(status, { "content-type": "application/json", ...headers });
+    response.end(typeof body === "string" ? body : JSON.stringify(body));
+  };
+
+  const cases = [
+    ["non-JSON 200", json(200, "{granted: true"), "malformed_reply"],
+    ["granted as a string", json(200, { granted: "true", token: 1 }), "malformed_reply"],
+    ["token as a string", json(200, { granted: true, token: "1" }), "malformed_reply"],
+    ["negative token", json(200, { granted: true, token: -1 }), "malformed_reply"],
+    ["token above 2^53", json(200, '{"granted": true, "token": 9007199254740993}'), "malformed_reply"],
+    ["no token", json(200, { granted: true }), "malformed_reply"],
+    ["a JSON array", json(200, [true, 1]), "malformed_reply"],
+    ["a huge body", json(200, `{"granted": true, "token": 1, "pad": "${"x".repeat(200_000)}"}`), "malformed_reply"],
+    ["a 500", json(500, { error: { code: "internal", message: "boom" } }), "server_error"],
+    ["a 429", json(429, { error: { code: "rate_limited" } }, { "retry-after": "1" }), "rate_limited"],
+    ["a 404", json(404, { error: { code: "not_found" } }), "bad_request"],
+    ["a redirect", json(302, "", { location: "http://127.0.0.1:1/v1/grant" }), "bad_request"],
+  ];
+
+  for (const [name, reply, reason] of cases) {
+    it(`${name} is a failed attempt (${reason}), never a grant`, async () => {
+      behaviour = reply;
+      const holder = new LeaseHolder(new HttpGrantor({ baseUrl }), holderConfig("x", "a"));
+      const result = await holder.acquire();
+      assert.deepEqual(result, { acquired: false, reason });
+      assert.equal(holder.lease.isSafelyHeld(), false);
+      assert.equal(holder.lease.token, null);
+    });
+  }
+
+  it("a reply that never comes is abandoned and its request aborted", async () => {
+    behaviour = () => {}; // accept, never answer
+    const before = seen.closedEarly;
+    const holder = new LeaseHolder(new HttpGrantor({ baseUrl }), holderConfig("x", "a", {
+      requestTimeoutMs: 200,
+    }));
+    assert.deepEqual(await holder.acquire(), { acquired: false, reason: "timed_out" });
+    assert.ok(await eventually(() => seen.closedEarly > before, 1_000), "the fetch was aborted");
+  });
+
+  it("the grantor's own timeout applies too", async () => {
+    behaviour = () => {};
+    const grantor = new HttpGrantor({ baseUrl, timeoutMs: 100 });
+    await assert.rejects(
+      grantor.grant({ resource: "x", holder: "a", durationMs: 900, requestId: "r" }),
+      (error) => error.kind === "timed_out",
+    );
+  });
+
+  it("a 429's Retry-After holds the next renewal back", async () => {
+    let renewals = 0;
+    behaviour = (request, response) => {
+      if (request.url === "/v1/grant") return json(200, { granted: true, token: 1 })(request, response);
+      renewals += 1;
+      json(429, { error: { code: "rate_limited" } }, { "retry-after": "1" })(request, response);
+    };
+    const holder = new LeaseHolder(new HttpGrantor({ baseUrl }), holderConfig("x", "a", {
+      leaseMs: 3_000,
+      marginMs: 500,
+    }));
+    await holder.acquire();
+    await sleep(1_000 + 900); // first renewal at 1 s, then Retry-After 1 s
+    assert.equal(renewals, 1, "no renewal before Retry-After ran out");
+    await sleep(400);
+    assert.equal(renewals, 2);
+    holder.surrender("done");
+  });
+
+  it("rejects bad configuration naming the field", () => {
+    for (const [options, field] of [
+      [{ baseUrl: "not a url" }, "baseUrl"],
+      [{ baseUrl: "ftp://x" }, "baseUrl"],
+      [{ baseUrl: "http://user:pw@x" }, "baseUrl"],
+      [{ baseUrl: "http://x", timeoutMs: 0 }, "timeoutMs"],
+    ]) {
+      assert.throws(() => new HttpGrantor(options), (e) => e.code === "ERR_LEASE_CONFIG" && e.field === field);
+    }
+  });
+});
