@@ -30,7 +30,7 @@ pub use holder::{
 };
 pub use lease::{Grant, Lease};
 pub use rng::Jitter;
-pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime};
+pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 
 /// Deliberately broken behaviours of the core. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.

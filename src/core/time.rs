@@ -136,13 +136,24 @@ impl Now {
     }
 }
 
+/// How far the wall clock must run ahead of the monotonic clock before the core counts the
+/// difference. `Date.now()` moves in whole milliseconds (coarser in some browsers), so between
+/// two close readings it jitters around the monotonic clock; counting every jitter as elapsed
+/// time made a lease that was checked often run out early (checked in a tight loop, twice as
+/// fast). Movements beyond this are sleep or forward steps, counted in full; at most this much
+/// of a sleep can go uncounted, which the margin must cover.
+pub const WALL_JITTER_TOLERANCE: Micros = Micros(25_000);
+
 /// Makes each clock non-decreasing, so time never goes backwards inside the core.
 ///
 /// A monotonic reading earlier than the last one seen is replaced by the last one. The wall
 /// reading the core works with is not the host's: between two readings it advances by the
-/// larger of the two clocks' forward movements, and a backward wall step moves it not at all.
-/// So the wall elapsed time of a lease is the sum, reading by reading, of whichever clock saw
-/// more time pass, and `Now::elapsed_since` (the larger of the two elapsed times) is that sum.
+/// monotonic clock's movement, plus whatever the host's wall clock has run ahead of the
+/// monotonic clock since it last did so (sleep, or a forward step), once that exceeds
+/// [`WALL_JITTER_TOLERANCE`]. A backward wall step moves it not at all, and lowers the point
+/// from which the next run-ahead is measured. So the wall elapsed time of a lease is, reading by
+/// reading, the time whichever clock saw pass, and `Now::elapsed_since` (the larger of the two
+/// elapsed times) is that sum.
 ///
 /// Two simpler rules are unsafe, both found by the simulation:
 /// - clamping the wall reading (freeze after a step back until real time catches up) blinds the
@@ -160,8 +171,13 @@ impl Now {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Clock {
     last: Option<Now>,
-    /// The host's last raw wall reading, to measure its next forward movement from.
-    raw_wall: WallTime,
+    /// The lowest `host wall − monotonic` offset since the wall clock last ran ahead; a
+    /// run-ahead is measured from here.
+    baseline: i128,
+}
+
+fn offset(now: Now) -> i128 {
+    i128::from(now.wall.0) - i128::from(now.mono.0)
 }
 
 impl Clock {
@@ -169,7 +185,7 @@ impl Clock {
     pub const fn new() -> Clock {
         Clock {
             last: None,
-            raw_wall: WallTime(0),
+            baseline: 0,
         }
     }
 
@@ -177,17 +193,31 @@ impl Clock {
     /// neither clock ever goes backwards.
     pub fn observe(&mut self, now: Now) -> Now {
         let seen = match self.last {
-            None => now,
+            None => {
+                self.baseline = offset(now);
+                now
+            }
             Some(last) => {
                 let mono = now.mono.max(last.mono);
-                let step = mono.since(last.mono).max(now.wall.since(self.raw_wall));
+                let host = Now {
+                    mono,
+                    wall: now.wall,
+                };
+                self.baseline = self.baseline.min(offset(host));
+                let ahead = offset(host) - self.baseline;
+                let extra = if ahead > i128::from(WALL_JITTER_TOLERANCE.0) {
+                    self.baseline = offset(host);
+                    u64::try_from(ahead).unwrap_or(u64::MAX)
+                } else {
+                    0
+                };
+                let step = mono.since(last.mono).0.saturating_add(extra);
                 Now {
                     mono,
-                    wall: WallTime(last.wall.0.saturating_add(step.0)),
+                    wall: WallTime(last.wall.0.saturating_add(step)),
                 }
             }
         };
-        self.raw_wall = now.wall;
         self.last = Some(seen);
         seen
     }
@@ -244,6 +274,32 @@ mod tests {
         // Awake 3 s, then the wall clock steps back 10 s before the next reading.
         let now = clock.observe(Now::from_micros(3_000_000, 998_000_000));
         assert_eq!(now.elapsed_since(start), Micros(8_000_000));
+    }
+
+    #[test]
+    fn frequent_readings_do_not_speed_the_clock_up() {
+        // Read every 10 µs for 200 ms: Date.now() moves in whole milliseconds, so between most
+        // readings it stands still and then jumps 1 ms. That is jitter, not elapsed time.
+        let mut clock = Clock::new();
+        let wall_epoch = 1_700_000_000_000_000;
+        let start = clock.observe(Now::from_micros(5_000, wall_epoch));
+        let mut last = start;
+        for step in 1..=20_000u64 {
+            let mono = 5_000 + step * 10;
+            let wall = wall_epoch + (step * 10) / 1_000 * 1_000;
+            last = clock.observe(Now::from_micros(mono, wall));
+        }
+        assert_eq!(last.elapsed_since(start), Micros(200_000));
+    }
+
+    #[test]
+    fn a_run_ahead_within_the_tolerance_waits_and_a_larger_one_counts_in_full() {
+        let mut clock = Clock::new();
+        let start = clock.observe(Now::from_micros(0, 1_000_000));
+        let small = clock.observe(Now::from_micros(1_000, 1_021_000));
+        assert_eq!(small.elapsed_since(start), Micros(1_000));
+        let slept = clock.observe(Now::from_micros(2_000, 1_052_000));
+        assert_eq!(slept.elapsed_since(start), Micros(52_000));
     }
 
     #[test]
