@@ -67,6 +67,23 @@ export const FAULT_CASES = [
   { name: "drip 1 B/100 ms", fault: { kind: "drip", byteIntervalMs: 100 }, outcomes: ["abandoned"] },
 ].map((entry) => ({ mustLose: true, reasons: ["margin_exhausted"], ...entry }));
 
+/**
+ * Runs a fault scenario (`run(attempt)`, each attempt on resources of its own) until one reaches
+ * its fault, at most `attempts` times. A run stops before the fault when a holder surrendered
+ * during the healthy spell: on a starved machine a renewal can come back after the margin began,
+ * and surrendering is then right, but such a run says nothing about the fault. Every run that
+ * reached the fault is returned as it is, to be checked; `note` hears about the others.
+ */
+export async function reachingTheFault(run, { attempts = 3, note = () => {} } = {}) {
+  let result;
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    result = await run(attempt);
+    if (!result.lostBeforeFault) return result;
+    note(`run ${attempt} stopped before the fault: ${JSON.stringify(result.lostBeforeFault)}`);
+  }
+  return result;
+}
+
 /** Fails with what went wrong unless the scenario got to its end. */
 export function assertCompleted(result) {
   assert.ok(
@@ -81,7 +98,7 @@ export function assertCompleted(result) {
  * margin, which is what separates that deadline from the grantor's expiry.
  */
 export function checkFaultCase(result, expected, { lateMs, recoveryMs }) {
-  assert.ok(lateMs < result.leaseMs && lateMs < result.marginMs, "the lateness bound is under the margin");
+  assert.ok(lateMs < result.marginMs, `the lateness bound ${lateMs} is under the margin`);
   assertCompleted(result);
   const { a, b, solo, samples, timeline } = result;
   assert.ok(samples.count >= 100, `sampled throughout (${samples.count} samples)`);

@@ -26,6 +26,7 @@ import {
   checkNoDoubleGrant,
   checkPausedHolder,
   figureLog,
+  reachingTheFault,
 } from "../support/verification.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -106,16 +107,18 @@ describe("lease safety (the design's verification), in Node", () => {
     await grantor?.stop();
   });
 
-  it("surrenders when renewal cannot reach the grantor", async () => {
-    const result = await surrendersWhenBlocked({
-      tenure,
-      grantorUrl: grantor.url,
-      proxyUrl: proxy.url,
-      control: proxy,
-      tag: "node/surrender",
-      leaseMs,
-      marginMs,
-    });
+  it("surrenders when renewal cannot reach the grantor", async (t) => {
+    const run = (attempt) =>
+      surrendersWhenBlocked({
+        tenure,
+        grantorUrl: grantor.url,
+        proxyUrl: proxy.url,
+        control: proxy,
+        tag: `node/surrender/${attempt}`,
+        leaseMs,
+        marginMs,
+      });
+    const result = await reachingTheFault(run, { note: (text) => t.diagnostic(text) });
     await figures.record(surrenderFigures("node", result), () =>
       checkSurrender(result, { lateMs: LATE_MS }),
     );
@@ -193,16 +196,18 @@ describe("lease safety (the design's verification), in Chromium", () => {
     return { page, errors };
   }
 
-  it("surrenders when renewal cannot reach the grantor", async () => {
+  it("surrenders when renewal cannot reach the grantor", async (t) => {
     const { page, errors } = await playwrightPage();
-    const result = await page.evaluate((args) => window.verification.run("surrendersWhenBlocked", args), {
-      grantorUrl: grantor.url,
-      proxyUrl: proxy.url,
-      controlUrl: proxy.controlUrl,
-      tag: "chromium/surrender",
-      leaseMs,
-      marginMs,
-    });
+    const run = (attempt) =>
+      page.evaluate((args) => window.verification.run("surrendersWhenBlocked", args), {
+        grantorUrl: grantor.url,
+        proxyUrl: proxy.url,
+        controlUrl: proxy.controlUrl,
+        tag: `chromium/surrender/${attempt}`,
+        leaseMs,
+        marginMs,
+      });
+    const result = await reachingTheFault(run, { note: (text) => t.diagnostic(text) });
     await figures.record(surrenderFigures("chromium", result), () => {
       checkSurrender(result, { lateMs: LATE_MS });
       assert.deepEqual(errors, []);

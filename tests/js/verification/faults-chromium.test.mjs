@@ -17,6 +17,7 @@ import {
   checkFaultCase,
   faultFigures,
   figureLog,
+  reachingTheFault,
 } from "../support/verification.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -53,14 +54,17 @@ describe("fault kinds, in Chromium", () => {
 
   for (const expected of FAULT_CASES) {
     it(`${expected.name}: safe throughout, surrenders by the margin, recovers after the heal`, async (t) => {
-      const args = {
-        grantorUrl: grantor.url,
-        proxyUrl: proxy.url,
-        controlUrl: proxy.controlUrl,
-        fault: expected.fault,
-        tag: `chromium/${expected.name}`,
+      const run = (attempt) => {
+        const args = {
+          grantorUrl: grantor.url,
+          proxyUrl: proxy.url,
+          controlUrl: proxy.controlUrl,
+          fault: expected.fault,
+          tag: `chromium/${expected.name}/${attempt}`,
+        };
+        return page.evaluate((a) => window.verification.run("faultCase", a), args);
       };
-      const result = await page.evaluate((a) => window.verification.run("faultCase", a), args);
+      const result = await reachingTheFault(run, { note: (text) => t.diagnostic(text) });
       const entry = { runtime: "chromium", ...faultFigures(result, expected) };
       t.diagnostic(JSON.stringify(entry));
       await figures.record(entry, () => {

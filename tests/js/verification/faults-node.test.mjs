@@ -15,6 +15,7 @@ import {
   checkFaultCase,
   faultFigures,
   figureLog,
+  reachingTheFault,
 } from "../support/verification.mjs";
 
 describe("fault kinds, in Node", () => {
@@ -36,14 +37,16 @@ describe("fault kinds, in Node", () => {
 
   for (const expected of FAULT_CASES) {
     it(`${expected.name}: safe throughout, surrenders by the margin, recovers after the heal`, async (t) => {
-      const result = await faultCase({
-        tenure,
-        grantorUrl: grantor.url,
-        proxyUrl: proxy.url,
-        control: proxy,
-        fault: expected.fault,
-        tag: `node/${expected.name}`,
-      });
+      const run = (attempt) =>
+        faultCase({
+          tenure,
+          grantorUrl: grantor.url,
+          proxyUrl: proxy.url,
+          control: proxy,
+          fault: expected.fault,
+          tag: `node/${expected.name}/${attempt}`,
+        });
+      const result = await reachingTheFault(run, { note: (text) => t.diagnostic(text) });
       const entry = { runtime: "node", ...faultFigures(result, expected) };
       t.diagnostic(JSON.stringify(entry));
       await figures.record(entry, () =>
