@@ -3,17 +3,20 @@
 //! Everything random in a run (the swarm parameters, latencies, fault times, the holders' jitter
 //! seeds) is drawn from one stream, so a seed fully determines a run on every platform.
 
-/// A seeded pseudo-random stream.
+use tenure::core::Jitter;
+
+/// A seeded pseudo-random stream: the core's own SplitMix64 generator, with the draws a
+/// simulation needs on top.
 #[derive(Clone, Debug)]
 pub struct Rng {
-    state: u64,
+    bits: Jitter,
 }
 
 impl Rng {
     /// A stream for `seed`. Seeds are mixed first so that neighbouring seeds diverge at once.
     pub fn new(seed: u64) -> Rng {
         let mut rng = Rng {
-            state: seed ^ 0x5DEE_CE66_D1CE_4E5B,
+            bits: Jitter::new(seed ^ 0x5DEE_CE66_D1CE_4E5B),
         };
         rng.next_u64();
         rng
@@ -21,11 +24,7 @@ impl Rng {
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.bits.next_u64()
     }
 
     /// A value in `low..=high` (`low` when `high <= low`).
