@@ -199,14 +199,14 @@ impl Clock {
             }
             Some(last) => {
                 let mono = now.mono.max(last.mono);
-                let host = Now {
+                let host_offset = offset(Now {
                     mono,
                     wall: now.wall,
-                };
-                self.baseline = self.baseline.min(offset(host));
-                let ahead = offset(host) - self.baseline;
+                });
+                self.baseline = self.baseline.min(host_offset);
+                let ahead = host_offset - self.baseline;
                 let extra = if ahead > i128::from(WALL_JITTER_TOLERANCE.0) {
-                    self.baseline = offset(host);
+                    self.baseline = host_offset;
                     u64::try_from(ahead).unwrap_or(u64::MAX)
                 } else {
                     0
