@@ -143,7 +143,11 @@ function listenForWakeUps() {
   };
   // Capture: `freeze`/`resume` are fired at the document and do not bubble to the window.
   for (const type of WAKE_EVENTS) {
-    globalThis.addEventListener(type, recheck, { capture: true, passive: true });
+    try {
+      globalThis.addEventListener(type, recheck, { capture: true, passive: true });
+    } catch {
+      // workerd refuses capturing listeners; its global never receives these page events.
+    }
   }
 }
 
@@ -151,6 +155,37 @@ function rethrowLater(error) {
   queueMicrotask(() => {
     throw error;
   });
+}
+
+/** How many recent renewals the percentiles cover: enough for a p99, bounded in memory. */
+const STATS_WINDOW = 256;
+
+/** A fixed-size window of the most recent samples. */
+class SampleWindow {
+  #values = [];
+  #next = 0;
+
+  add(value) {
+    if (this.#values.length < STATS_WINDOW) this.#values.push(value);
+    else this.#values[this.#next] = value;
+    this.#next = (this.#next + 1) % STATS_WINDOW;
+  }
+
+  get size() {
+    return this.#values.length;
+  }
+
+  /** Nearest-rank percentiles and the maximum, or nulls when empty. */
+  summary() {
+    if (this.#values.length === 0) return { p50: null, p99: null, max: null };
+    const sorted = [...this.#values].sort((a, b) => a - b);
+    const rank = (p) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+    return { p50: rank(50), p99: rank(99), max: sorted[sorted.length - 1] };
+  }
+}
+
+function countInto(counts, key) {
+  counts[key] = (counts[key] ?? 0) + 1;
 }
 
 /**
@@ -168,13 +203,33 @@ export class LeaseHolder {
   #notHeld;
   #pending = null;
   #surrendered = false;
+  // Monitoring, kept here where the grantor calls and events pass (see `stats()`).
+  #counts = {
+    acquisitions: 0,
+    acquireFailures: 0,
+    renewals: 0,
+    renewFailures: 0,
+    releases: 0,
+    losses: 0,
+  };
+  #lossReasons = {};
+  #failureKinds = {};
+  #renewRtts = new SampleWindow();
+  #timerLateness = new SampleWindow();
+  #marginLowWaterMs = null;
+  // When the next renewal is due (performance.now() ms), and what remained of the lease when the
+  // latest renewal reply arrived, before the core applied it.
+  #renewDueAt = null;
+  #remainingAtReply = null;
+  #grantedMs = null;
 
   /** Called with the reason when the lease is lost (not when released). Assign a function. */
   onLeaseLost = null;
 
   constructor(grantor, config) {
+    const observed = this.#observed(grantor);
     this.#core = construct(
-      () => new HolderCore(grantor, config, (type, detail) => this.#onEvent(type, detail)),
+      () => new HolderCore(observed, config, (type, detail) => this.#onEvent(type, detail)),
     );
     this.grantor = grantor;
     this.resource = config.resource;
@@ -249,6 +304,31 @@ export class LeaseHolder {
     await this.#core.release();
   }
 
+  /**
+   * What this holder has seen so far, for dashboards and for `adviseDuration`: counts since it
+   * was created, and percentiles over the last 256 renewals. Durations in ms; a percentile is
+   * null until there is a sample.
+   */
+  stats() {
+    const rtt = this.#renewRtts.summary();
+    const lateness = this.#timerLateness.summary();
+    return {
+      ...this.#counts,
+      consecutiveFailures: this.#core.consecutiveFailures,
+      lossReasons: { ...this.#lossReasons },
+      failureKinds: { ...this.#failureKinds },
+      samples: this.#renewRtts.size,
+      renewRttP50Ms: rtt.p50,
+      renewRttP99Ms: rtt.p99,
+      renewRttMaxMs: rtt.max,
+      timerSamples: this.#timerLateness.size,
+      timerLatenessP50Ms: lateness.p50,
+      timerLatenessP99Ms: lateness.p99,
+      timerLatenessMaxMs: lateness.max,
+      marginLowWaterMs: this.#marginLowWaterMs,
+    };
+  }
+
   /** `await using holder = ...` releases at the end of the scope. */
   [Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose")]() {
     return this.release();
@@ -263,14 +343,94 @@ export class LeaseHolder {
     }
   }
 
+  // The core gets a grantor that calls the caller's methods unchanged (same `this`, arguments
+  // and replies) and notes, for `stats()`, when each renewal went out and what remained of the
+  // lease when its reply came back. Methods are read once, as the core does.
+  #observed(grantor) {
+    const method = (name) => {
+      const fn = grantor === null || grantor === undefined ? undefined : grantor[name];
+      return typeof fn === "function" ? fn : undefined;
+    };
+    const grant = method("grant");
+    const renew = method("renew");
+    const release = method("release");
+    const observed = {};
+    if (grant !== undefined) {
+      observed.grant = (args) => this.#noteDuration(grant.call(grantor, args));
+    }
+    if (renew !== undefined) {
+      observed.renew = (args) => {
+        this.#renewSent();
+        const reply = renew.call(grantor, args);
+        return this.#noteDuration(reply, () => this.#renewReplied());
+      };
+    }
+    if (release !== undefined) observed.release = (args) => release.call(grantor, args);
+    return observed;
+  }
+
+  // Passes `reply` (a value or a promise) through, noting the granted duration it carries.
+  #noteDuration(reply, onReply) {
+    const note = (value) => {
+      onReply?.();
+      const granted = value?.durationMs;
+      this.#grantedMs = typeof granted === "number" && granted > 0 ? granted : null;
+      return value;
+    };
+    return typeof reply?.then === "function" ? Promise.resolve(reply).then(note) : note(reply);
+  }
+
+  #renewSent() {
+    // Only the first attempt after a grant or renewal has a schedule to be late against; retries
+    // follow a jittered backoff.
+    if (this.#renewDueAt === null) return;
+    this.#timerLateness.add(Math.max(0, perf.now() - this.#renewDueAt));
+    this.#renewDueAt = null;
+  }
+
+  #renewReplied() {
+    // Still the old grant: the core applies this reply after this returns.
+    this.#remainingAtReply =
+      this.#core.phase === "held" ? this.#core.remainingMsAt(perf.now(), Date.now()) : null;
+  }
+
+  // Mirrors the core's schedule: the next renewal is `renewIntervalMs` after the request was
+  // sent, scaled down in proportion when the grantor granted less than was asked.
+  #scheduleNextRenewal() {
+    const leaseMs = this.#core.leaseMs;
+    const grantedMs = Math.min(this.#grantedMs ?? leaseMs, leaseMs);
+    const intervalMs = (this.#core.renewIntervalMs * grantedMs) / leaseMs;
+    const sentAt = this.#core.acquiredAt;
+    this.#renewDueAt = sentAt === undefined ? null : Math.max(sentAt + intervalMs, perf.now());
+  }
+
   #onEvent(type, detail) {
     switch (type) {
       case "acquired":
+        this.#counts.acquisitions += 1;
+        this.#scheduleNextRenewal();
         this.#surrendered = false;
         this.#hold = new AbortController();
         this.#pending?.settle({ acquired: true, token: detail.token });
         break;
+      case "renewed":
+        this.#counts.renewals += 1;
+        this.#renewRtts.add(detail.rttMs);
+        if (this.#remainingAtReply !== null) {
+          this.#marginLowWaterMs = Math.min(
+            this.#marginLowWaterMs ?? Infinity,
+            this.#remainingAtReply,
+          );
+        }
+        this.#remainingAtReply = null;
+        this.#scheduleNextRenewal();
+        break;
+      case "renewFailed":
+        this.#counts.renewFailures += 1;
+        countInto(this.#failureKinds, detail.reason);
+        break;
       case "acquireFailed": {
+        if (detail.reason !== "cancelled") this.#counts.acquireFailures += 1;
         awake.delete(this);
         const pending = this.#pending;
         if (pending === null) break;
@@ -283,6 +443,10 @@ export class LeaseHolder {
       }
       case "lost":
         awake.delete(this);
+        this.#counts.losses += 1;
+        countInto(this.#lossReasons, detail.reason);
+        this.#renewDueAt = null;
+        this.#remainingAtReply = null;
         this.#surrendered = true;
         this.#endHold(new LeaseError("ERR_LEASE_LOST", `lease lost: ${detail.reason}`, {
           reason: detail.reason,
@@ -295,6 +459,9 @@ export class LeaseHolder {
         break;
       case "released":
         awake.delete(this);
+        this.#counts.releases += 1;
+        this.#renewDueAt = null;
+        this.#remainingAtReply = null;
         this.#endHold(new LeaseError("ERR_LEASE_RELEASED", "lease released"));
         break;
       default:

@@ -7,7 +7,8 @@ import { LeaseError } from "./errors.js";
 /** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
 
-function grantorError(kind, message, extra = {}) {
+/** A grantor failure: `ERR_GRANTOR` with its `kind`, and the status and codes the reply had. */
+export function grantorError(kind, message, extra = {}) {
   const error = new LeaseError("ERR_GRANTOR", message, { cause: extra.cause });
   error.kind = kind;
   if (extra.status !== undefined) error.status = extra.status;
@@ -17,7 +18,7 @@ function grantorError(kind, message, extra = {}) {
 }
 
 /** `Retry-After` as delay-seconds or an HTTP date; undefined when absent or unreadable. */
-function retryAfterMs(header) {
+export function retryAfterMs(header) {
   if (header === null) return undefined;
   const seconds = Number(header);
   if (header.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
@@ -26,7 +27,7 @@ function retryAfterMs(header) {
 }
 
 /** Reads at most `limit` bytes of the body; more is an error, so a huge reply costs nothing. */
-async function readLimited(response, limit) {
+export async function readLimited(response, limit) {
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) {
     response.body?.cancel().catch(() => {});
@@ -55,7 +56,8 @@ async function readLimited(response, limit) {
   return new TextDecoder().decode(bytes);
 }
 
-function checkedBaseUrl(baseUrl) {
+/** An absolute http(s) URL without credentials, less its trailing slash; else a config error. */
+export function checkedBaseUrl(baseUrl) {
   let url;
   try {
     url = new URL(baseUrl);

@@ -64,8 +64,11 @@ export interface GrantorCallExtras {
 
 /** Arguments of {@link Grantor.grant}. */
 export interface GrantArgs extends GrantorCallExtras {
+  /** What the lease is on (`LeaseHolderConfig.resource`). */
   resource: string;
+  /** Who asks (`LeaseHolderConfig.holderId`). */
   holder: string;
+  /** The duration asked for (`leaseMs`); the reply's `durationMs` says what was granted. */
   durationMs: number;
 }
 
@@ -73,6 +76,7 @@ export interface GrantArgs extends GrantorCallExtras {
 export interface RenewArgs extends GrantorCallExtras {
   resource: string;
   holder: string;
+  /** The token of the grant being renewed. */
   token: number;
   durationMs: number;
 }
@@ -81,6 +85,7 @@ export interface RenewArgs extends GrantorCallExtras {
 export interface ReleaseArgs extends GrantorCallExtras {
   resource: string;
   holder: string;
+  /** Only this grant may be released, never a newer one. */
   token: number;
 }
 
@@ -99,14 +104,24 @@ export type RenewReply =
 
 /** Anything that grants and renews leases. Replies are validated strictly. */
 export interface Grantor {
+  /**
+   * Grants `resource` to `holder` unless another holds it. The token is a positive safe integer,
+   * larger than every earlier grant's of the resource; a retry with the same `requestId` after a
+   * success returns the same grant. Throw (reject) for retryable failures: a
+   * {@link LeaseError} `ERR_GRANTOR` with a `kind`, or any error (counted as `unreachable`).
+   */
   grant(args: GrantArgs): Promise<GrantReply> | GrantReply;
+  /** Extends the grant with `token`; a refusal in the reply is a definitive loss. */
   renew(args: RenewArgs): Promise<RenewReply> | RenewReply;
+  /** Ends the grant with `token` early, if it is still the current one; idempotent. */
   release?(args: ReleaseArgs): Promise<unknown> | unknown;
 }
 
 /** Configuration of a {@link LeaseHolder}. All durations in ms. */
 export interface LeaseHolderConfig {
+  /** What the lease is on: a name the grantor knows. */
   resource: string;
+  /** This holder's identity, unique among the contenders (and stable across its retries). */
   holderId: string;
   /** The lease duration asked of the grantor. */
   leaseMs: number;
@@ -148,8 +163,11 @@ export type LossReason = RenewRefusal | "margin_exhausted" | "token_regressed" |
 export class LeaseHolder implements AsyncDisposable {
   /** @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad option */
   constructor(grantor: Grantor, config: LeaseHolderConfig);
+  /** The grantor given to the constructor. */
   readonly grantor: Grantor;
+  /** `config.resource`. */
   readonly resource: string;
+  /** `config.holderId`. */
   readonly holderId: string;
   /** The validated renew interval (default `leaseMs / 3`). */
   readonly renewIntervalMs: number;
@@ -172,9 +190,141 @@ export class LeaseHolder implements AsyncDisposable {
   surrender(reason?: string): void;
   /** Ends the hold and tells the grantor. */
   release(): Promise<void>;
+  /**
+   * What this holder has observed: counts since it was created, percentiles over its last 256
+   * renewals. Feed it to {@link adviseDuration}, or export it as metrics.
+   */
+  stats(): HolderStats;
   /** Releases: enables `await using holder = new LeaseHolder(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/**
+ * What {@link LeaseHolder.stats} returns. Durations in ms; percentiles are nearest-rank over the
+ * last 256 samples and null until there is one. Counts cover the holder's whole life.
+ */
+export interface HolderStats {
+  /** Grants obtained (each `acquire` that ended held). */
+  acquisitions: number;
+  /** Acquires that ended without a lease (denied, unreachable, ...), not counting cancelled ones. */
+  acquireFailures: number;
+  /** Successful renewals. */
+  renewals: number;
+  /** Failed renewal attempts (network, timeout, 5xx, 429, malformed reply), each retried. */
+  renewFailures: number;
+  /** Holds ended by `release()`. */
+  releases: number;
+  /** Holds lost: by refusal, at the margin, or by `surrender()`. */
+  losses: number;
+  /** Renewal failures in a row now; 0 after a success. */
+  consecutiveFailures: number;
+  /** Losses by reason, e.g. `{margin_exhausted: 1, revoked: 2}`. */
+  lossReasons: Partial<Record<LossReason, number>>;
+  /** Failed renewal attempts by kind, e.g. `{timed_out: 3, unreachable: 1}`. */
+  failureKinds: Partial<Record<AcquireFailureReason, number>>;
+  /** Renewal round trips in the window (at most 256). */
+  samples: number;
+  /** Median renewal round trip: from sending the request to applying the reply. */
+  renewRttP50Ms: number | null;
+  /** 99th percentile renewal round trip. The margin must cover it. */
+  renewRttP99Ms: number | null;
+  /** Slowest renewal round trip in the window. */
+  renewRttMaxMs: number | null;
+  /** Renewals timed for lateness in the window (the first attempt of each). */
+  timerSamples: number;
+  /** Median delay between a renewal falling due and its request going out. */
+  timerLatenessP50Ms: number | null;
+  /**
+   * 99th percentile of that delay: a blocked event loop, a GC pause, a throttled background tab
+   * (1 s, or 60 s under Chrome's intensive throttling) all show up here.
+   */
+  timerLatenessP99Ms: number | null;
+  /** Largest such delay in the window. */
+  timerLatenessMaxMs: number | null;
+  /**
+   * The least lease left when a renewal succeeded, over the holder's life: how close it came to
+   * the margin (normally about `leaseMs - renewIntervalMs - RTT`). Null before the first renewal.
+   */
+  marginLowWaterMs: number | null;
+}
+
+/** What {@link adviseDuration} judges: the holder's configuration, as measured. */
+export interface AdviseConfig {
+  /** The holder's `leaseMs`. */
+  leaseMs: number;
+  /** The holder's `marginMs`. */
+  marginMs: number;
+  /** Default `leaseMs / 3`, as in {@link LeaseHolderConfig}. */
+  renewIntervalMs?: number;
+  /**
+   * How far the holder's and the grantor's clocks may disagree over one lease, which the holder
+   * cannot observe. Default 0.1% of `leaseMs`; raise it where clocks are coarse (e.g. Workers).
+   */
+  clockUncertaintyMs?: number;
+}
+
+/**
+ * Stable codes of {@link AdviceProblem}:
+ * - `no_samples`: no renewal has succeeded yet, nothing to judge by.
+ * - `margin_too_small`: `marginMs` is below renewal RTT p99 + timer lateness p99 + clock uncertainty.
+ * - `lease_too_short`: `leaseMs - renewIntervalMs - marginMs` cannot fit two renewal attempts.
+ * - `renewal_near_margin`: a renewal succeeded within one attempt of the margin.
+ * - `margin_losses`: holds were lost at the margin.
+ */
+export type AdviceProblemCode =
+  | "no_samples"
+  | "margin_too_small"
+  | "lease_too_short"
+  | "renewal_near_margin"
+  | "margin_losses";
+
+/** One finding of {@link adviseDuration}. */
+export interface AdviceProblem {
+  code: AdviceProblemCode;
+  /** The figures behind it, for a log line. */
+  message: string;
+}
+
+/** What {@link adviseDuration} returns. */
+export interface DurationAdvice {
+  /** True when the configuration covers the observed figures. */
+  safe: boolean;
+  /** Empty when safe. */
+  problems: AdviceProblem[];
+  /** `leaseMs` for the next run: unchanged when safe, else with 50% headroom, rounded up to 50 ms. */
+  suggestedLeaseMs: number;
+  /** `marginMs` for the next run, on the same terms. */
+  suggestedMarginMs: number;
+  /** The figures the verdict used. */
+  basis: {
+    renewRttP99Ms: number | null;
+    timerLatenessP99Ms: number;
+    clockUncertaintyMs: number;
+    renewIntervalMs: number;
+    /** RTT p99 + timer lateness p99 + clock uncertainty; null without samples. */
+    requiredMarginMs: number | null;
+    /** `leaseMs - renewIntervalMs - marginMs`: from a renewal falling due to the margin. */
+    renewalBudgetMs: number;
+    /** Two attempts, or the slowest renewal seen plus one; null without samples. */
+    requiredBudgetMs: number | null;
+  };
+}
+
+/**
+ * Says whether `leaseMs` and `marginMs` are safe for what a holder observed, and suggests values,
+ * by the design's rules: the margin covers a renewal's round trip, its timer's lateness and the
+ * clock uncertainty; the lease leaves room, after the renewal interval and the margin, for two
+ * renewal attempts and for the slowest renewal seen.
+ *
+ * @example
+ * ```ts
+ * const advice = adviseDuration(holder.stats(), config);
+ * if (!advice.safe) console.warn(advice.problems, advice.suggestedLeaseMs, advice.suggestedMarginMs);
+ * ```
+ * @param config the configuration the stats were measured with
+ * @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad field of `stats` or `config`
+ */
+export function adviseDuration(stats: HolderStats, config: AdviseConfig): DurationAdvice;
 
 /** Options of {@link HttpGrantor}. */
 export interface HttpGrantorOptions {
@@ -193,8 +343,11 @@ export interface HttpGrantorOptions {
 /** What {@link HttpGrantor.status} returns. */
 export interface LeaseStatus {
   resource: string;
+  /** The current holder, or null when nobody holds it. */
   holder: string | null;
+  /** The current grant's token, or null. */
   token: number | null;
+  /** Time left on the current grant by the grantor's clock, or null. */
   expiresInMs: number | null;
 }
 
@@ -207,9 +360,13 @@ export interface LeaseStatus {
 export class HttpGrantor implements Grantor {
   /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `timeoutMs` or missing `fetch` */
   constructor(options: HttpGrantorOptions);
+  /** The base URL without a trailing slash. */
   readonly baseUrl: string;
+  /** `POST /v1/grant`. */
   grant(args: GrantArgs): Promise<GrantReply>;
+  /** `POST /v1/renew`. */
   renew(args: RenewArgs): Promise<RenewReply>;
+  /** `POST /v1/release`: `released` is false when `token` is no longer the current grant. */
   release(args: ReleaseArgs): Promise<{ released: boolean }>;
   /** Who holds `resource`, by the grantor's clock. */
   status(resource: string, options?: { signal?: AbortSignal }): Promise<LeaseStatus>;
@@ -287,7 +444,9 @@ export type LeaseErrorCode =
 
 /** Every error tenure throws (and every `signal.reason` it sets). */
 export class LeaseError extends Error {
+  /** What {@link isLeaseError} recognises, across copies of the package. */
   readonly name: "LeaseError" | "LeaseExpiredError";
+  /** Stable across versions: branch on it, not on the message. */
   readonly code: LeaseErrorCode;
   /** For `ERR_LEASE_CONFIG`: the offending option. */
   readonly field?: string;
@@ -315,7 +474,9 @@ export class LeaseError extends Error {
 export class LeaseExpiredError extends LeaseError {
   readonly name: "LeaseExpiredError";
   readonly code: "ERR_LEASE_EXPIRED";
+  /** What was left of the lease when the check failed. */
   readonly remainingMs: number;
+  /** The safety margin that had to remain. */
   readonly requiredMarginMs: number;
 }
 
@@ -428,7 +589,9 @@ export class TabLease implements AsyncDisposable {
    *   IndexedDB is missing (Node, Deno)
    */
   constructor(name: string, options?: TabLeaseOptions);
+  /** The role's name: tabs of one origin with the same name compete. */
   readonly name: string;
+  /** The validated options, defaults applied. */
   readonly leaseMs: number;
   readonly marginMs: number;
   readonly renewIntervalMs: number;
@@ -467,12 +630,18 @@ export class TabLease implements AsyncDisposable {
   /** @throws {LeaseError} `ERR_LEASE_NOT_HELD` unless this tab is active right now */
   assertActive(): void;
   /** `new FencedStore(name).write(key, value, epoch)` with this tab's current or last epoch. */
-  fencedWrite<T>(key: IDBValidKey, value: T): Promise<FencedWriteResult>;
+  fencedWrite<T>(key: FencedKey, value: T): Promise<FencedWriteResult>;
   /** `new FencedStore(name).read(key)`. */
-  fencedRead<T = unknown>(key: IDBValidKey): Promise<FencedEntry<T> | null>;
+  fencedRead<T = unknown>(key: FencedKey): Promise<FencedEntry<T> | null>;
   /** Closes: enables `await using tab = new TabLease(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/**
+ * A key of a {@link FencedStore}: what IndexedDB accepts as a key (`IDBValidKey`), spelled out so
+ * the declarations need no DOM library (Deno, Workers).
+ */
+export type FencedKey = number | string | Date | ArrayBuffer | ArrayBufferView | FencedKey[];
 
 /** The outcome of {@link FencedStore.write}. */
 export interface FencedWriteResult {
@@ -503,9 +672,9 @@ export class FencedStore<T = unknown> {
    * @throws {LeaseError} `ERR_LEASE_TOKEN` for a non-positive or fractional epoch,
    *   `ERR_LEASE_USAGE` for an invalid key, `ERR_TAB_STORAGE` (as rejections)
    */
-  write(key: IDBValidKey, value: T, epoch: number): Promise<FencedWriteResult>;
+  write(key: FencedKey, value: T, epoch: number): Promise<FencedWriteResult>;
   /** The value under `key` and the epoch that wrote it, or null. */
-  read(key: IDBValidKey): Promise<FencedEntry<T> | null>;
+  read(key: FencedKey): Promise<FencedEntry<T> | null>;
 }
 
 /** One item for {@link HttpGrantor.enqueue}. */
@@ -708,6 +877,7 @@ export class Claim {
 export class WorkClaimer {
   /** @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad option */
   constructor(grantor: HttpGrantor, options: WorkClaimerOptions);
+  /** The grantor given to the constructor; its queue methods are used. */
   readonly grantor: HttpGrantor;
   readonly queue: string;
   readonly workerId: string;
@@ -722,4 +892,193 @@ export class WorkClaimer {
     handler: (item: WorkItem<P>, context: ClaimContext) => unknown,
     options?: ProcessOptions,
   ): Promise<ProcessCounts>;
+}
+
+/** Options of {@link EtcdGrantor}. */
+export interface EtcdGrantorOptions {
+  /** etcd's client URL, e.g. `"http://127.0.0.1:2379"`; paths `/v3/...` are appended. */
+  baseUrl: string;
+  /** An etcd auth token (from `/v3/auth/authenticate`), sent raw in `Authorization`, as etcd expects. */
+  token?: string;
+  /** Extra request headers; an `authorization` header here excludes `token`. */
+  headers?: Record<string, string>;
+  /** Each request's own timeout (default 10 000 ms); the caller's signal may end it sooner. */
+  timeoutMs?: number;
+  /** Prefix of the keys holding grants (default `"tenure/leases/"`): the key is prefix + resource. */
+  keyPrefix?: string;
+  /** `fetch`'s `credentials`, only passed when given (some runtimes reject the option). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A grantor keeping leases in etcd v3 through its JSON gateway. A grant is an etcd lease plus a
+ * key created under it only if absent; the fencing token is that key's `create_revision`, which
+ * grows across holders and restarts. Durations are whole seconds (requests round up; etcd may
+ * raise them to its minimum TTL, 2 s by default), and replies report what etcd granted. A grant
+ * asked for by the holder that already holds the resource returns that grant (same token) with
+ * the time its lease has left. Failures reject with `ERR_GRANTOR` and a `kind`, as
+ * {@link HttpGrantor}'s do.
+ *
+ * @example
+ * ```ts
+ * const grantor = new EtcdGrantor({ baseUrl: "http://127.0.0.1:2379" });
+ * const holder = new LeaseHolder(grantor, { resource: "reports", holderId: "w1", leaseMs: 10000, marginMs: 2000 });
+ * ```
+ */
+export class EtcdGrantor implements Grantor {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `token`, `headers`, `timeoutMs`, `keyPrefix` or missing `fetch` */
+  constructor(options: EtcdGrantorOptions);
+  readonly baseUrl: string;
+  /** The etcd key holding `resource`'s grant. */
+  keyOf(resource: string): string;
+  grant(args: GrantArgs): Promise<GrantReply>;
+  /** Keeps the lease alive, then checks the key is still this grant's (`not_holder` if not). */
+  renew(args: RenewArgs): Promise<RenewReply>;
+  /** Deletes the key only if it is still this grant's, then revokes the lease; idempotent. */
+  release(args: ReleaseArgs): Promise<{ released: boolean }>;
+}
+
+/** Options of {@link RedisHttpGrantor}. */
+export interface RedisHttpGrantorOptions {
+  /** The REST endpoint's URL (Upstash: the database's REST URL); commands are POSTed to it. */
+  baseUrl: string;
+  /** The REST token, sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Extra request headers; an `authorization` header here excludes `token`. */
+  headers?: Record<string, string>;
+  /** Each request's own timeout (default 10 000 ms); the caller's signal may end it sooner. */
+  timeoutMs?: number;
+  /** Prefix of the keys (default `"tenure:"`): grants live at `prefix{resource}`, tokens at `prefix{resource}:fence`. */
+  keyPrefix?: string;
+  /** `fetch`'s `credentials`, only passed when given (some runtimes reject the option). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A grantor keeping leases in Redis behind an Upstash-style REST endpoint, one Lua script per
+ * operation. The fencing token comes from `INCR` of a per-resource counter: it only grows while
+ * Redis keeps that counter (persistence on, no eviction; an asynchronous failover can lose it). A
+ * grant asked for by the holder that already holds the resource returns that grant (same token)
+ * with the time its key has left. Failures reject with `ERR_GRANTOR` and a `kind`; a Redis error
+ * (HTTP 400) is `bad_request`.
+ *
+ * @example
+ * ```ts
+ * const grantor = new RedisHttpGrantor({ baseUrl: process.env.UPSTASH_REDIS_REST_URL!, token: process.env.UPSTASH_REDIS_REST_TOKEN });
+ * ```
+ */
+export class RedisHttpGrantor implements Grantor {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `token`, `headers`, `timeoutMs`, `keyPrefix` or missing `fetch` */
+  constructor(options: RedisHttpGrantorOptions);
+  readonly baseUrl: string;
+  /** The Redis key holding `resource`'s grant. */
+  keyOf(resource: string): string;
+  grant(args: GrantArgs): Promise<GrantReply>;
+  /** Resets the key's expiry to the full duration if it still holds this grant. */
+  renew(args: RenewArgs): Promise<RenewReply>;
+  /** Deletes the key only if it still holds this grant; idempotent. */
+  release(args: ReleaseArgs): Promise<{ released: boolean }>;
+}
+
+/** Options of {@link ConsulGrantor}. */
+export interface ConsulGrantorOptions {
+  /** The Consul agent's HTTP address, e.g. `"http://127.0.0.1:8500"`; paths `/v1/...` are appended. */
+  baseUrl: string;
+  /** An ACL token, sent as `X-Consul-Token`. */
+  token?: string;
+  /** Prefix of the lock keys (default `"tenure/"`): the key is prefix + resource. Never delete these keys. */
+  keyPrefix?: string;
+  /**
+   * Consul's lock-delay, 0 to 60 000 ms (default 0): how long a key whose session was invalidated
+   * stays unlockable. Fencing tokens make it unnecessary; raise it for resources that cannot check them.
+   */
+  lockDelayMs?: number;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Each request's own timeout (default 10 000 ms); the caller's signal may end it sooner. */
+  timeoutMs?: number;
+  /** `fetch`'s `credentials`, only passed when given (some runtimes reject the option). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A grantor on Consul: a grant is a TTL session (`Behavior: "release"`) plus a lock on the key
+ * prefix + resource; the fencing token is the key's `LockIndex`, which Consul increments on every
+ * acquisition. TTLs are whole seconds from 10 s to 24 h (requests round up and are clamped; replies
+ * report what was granted). Consul may invalidate an unrenewed session only at twice its TTL, so a
+ * takeover can take up to 2 × TTL. A renewal also checks the key is still locked by the session.
+ * A retried grant (same holder and `requestId`) returns the original token; a new grant by the
+ * holder that holds the resource replaces its own with a larger token. Failures reject with
+ * `ERR_GRANTOR` and a `kind`, as {@link HttpGrantor}'s do.
+ *
+ * @example
+ * ```ts
+ * const grantor = new ConsulGrantor({ baseUrl: "http://127.0.0.1:8500", token: process.env.CONSUL_HTTP_TOKEN });
+ * const holder = new LeaseHolder(grantor, { resource: "reports", holderId: "w1", leaseMs: 10000, marginMs: 2000 });
+ * ```
+ */
+export class ConsulGrantor implements Grantor {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `token`, `headers`, `timeoutMs`, `keyPrefix`, `lockDelayMs` or missing `fetch` */
+  constructor(options: ConsulGrantorOptions);
+  readonly baseUrl: string;
+  /** The KV key that locks `resource`. */
+  keyOf(resource: string): string;
+  grant(args: GrantArgs): Promise<GrantReply>;
+  /** Renews the session, then checks the key is still locked by it with the same token. */
+  renew(args: RenewArgs): Promise<RenewReply>;
+  /** Unlocks the key only if this grant still holds it, then destroys its session; idempotent. */
+  release(args: ReleaseArgs): Promise<{ released: boolean }>;
+}
+
+/** Options of {@link KubernetesLeaseGrantor}. */
+export interface KubernetesLeaseGrantorOptions {
+  /** The API server, e.g. `"https://10.0.0.1:6443"`, or a `kubectl proxy` such as `"http://127.0.0.1:8001"`. */
+  baseUrl: string;
+  /** The namespace of the Lease objects (default `"default"`). */
+  namespace?: string;
+  /** A bearer token (e.g. a service account's), sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Each request's own timeout (default 10 000 ms); the caller's signal may end it sooner. */
+  timeoutMs?: number;
+  /** `fetch`'s `credentials`, only passed when given (some runtimes reject the option). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A grantor on Kubernetes `coordination.k8s.io/v1` Lease objects, one per resource (so resources
+ * must be object names: lowercase DNS-1123 subdomains). Every write is a compare-and-swap on
+ * `resourceVersion`. As in client-go's leader election, another holder's lease counts as expired
+ * only once `leaseDurationSeconds` has passed on this process's monotonic clock since it first saw
+ * the Lease unchanged; `renewTime` is never compared with the local clock. The fencing token is
+ * `leaseTransitions + 1`, bumped on every grant; never delete these Leases. Release clears
+ * `holderIdentity` and sets `leaseDurationSeconds: 1`, as client-go's `ReleaseOnCancel`.
+ * Durations are whole seconds (requests round up). Failures reject with `ERR_GRANTOR` and a
+ * `kind`, with the `Status` reason as `grantorCode`.
+ *
+ * @example
+ * ```ts
+ * const grantor = new KubernetesLeaseGrantor({ baseUrl: "https://10.0.0.1:6443", namespace: "jobs", token: serviceAccountToken });
+ * const holder = new LeaseHolder(grantor, { resource: "nightly-report", holderId: podName, leaseMs: 15000, marginMs: 5000 });
+ * ```
+ */
+export class KubernetesLeaseGrantor implements Grantor {
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `namespace`, `token`, `headers`, `timeoutMs` or missing `fetch` */
+  constructor(options: KubernetesLeaseGrantorOptions);
+  readonly baseUrl: string;
+  readonly namespace: string;
+  grant(args: GrantArgs): Promise<GrantReply>;
+  /** Updates `renewTime` by compare-and-swap while this grant holds the Lease. */
+  renew(args: RenewArgs): Promise<RenewReply>;
+  /** Clears `holderIdentity` by compare-and-swap only if this grant still holds it; idempotent. */
+  release(args: ReleaseArgs): Promise<{ released: boolean }>;
 }

@@ -6,7 +6,12 @@ import { initSync } from "./glue/tenure.js";
 initSync({ module });
 
 export { Lease, LeaseHolder, leasedRead } from "./api.js";
+export { adviseDuration } from "./advise.js";
 export { HttpGrantor } from "./http-grantor.js";
+export { EtcdGrantor } from "./etcd-grantor.js";
+export { RedisHttpGrantor } from "./redis-http-grantor.js";
+export { ConsulGrantor } from "./consul-grantor.js";
+export { KubernetesLeaseGrantor } from "./kubernetes-lease-grantor.js";
 export { WorkClaimer, Claim } from "./work-claimer.js";
 export { LeaseError, LeaseExpiredError, isLeaseError } from "./errors.js";
 // TabLease and FencedStore need IndexedDB: in workerd they throw ERR_TAB_UNSUPPORTED when constructed.

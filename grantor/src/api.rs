@@ -1,6 +1,7 @@
 //! The `/v1` handlers.
 
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use axum::extract::{ConnectInfo, FromRequestParts, Query, State};
 use axum::http::header::AUTHORIZATION;
@@ -17,37 +18,17 @@ use tenure::protocol::{
 
 use crate::error::ApiError;
 use crate::extract::{status_query, ApiJson};
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
 use crate::AppState;
-
-/// Runs `op` on the store off the async runtime: SQLite calls block, and with
-/// `synchronous=FULL` every commit waits for the disk.
-async fn with_store<T, F>(state: &AppState, op: F) -> Result<T, ApiError>
-where
-    T: Send + 'static,
-    F: FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
-{
-    let store = state.store.clone();
-    let joined = tokio::task::spawn_blocking(move || {
-        let mut store = store.lock().map_err(|_| StoreError::Poisoned)?;
-        op(&mut store)
-    })
-    .await;
-    match joined {
-        Ok(result) => result.map_err(ApiError::from),
-        Err(e) => {
-            tracing::error!(error = %e, "store task failed");
-            Err(ApiError::new(ErrorCode::Internal, "internal failure"))
-        }
-    }
-}
 
 /// `POST /v1/grant`.
 pub async fn grant(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<GrantRequest>,
 ) -> Result<Json<GrantReply>, ApiError> {
-    let reply = with_store(&state, move |store| store.grant(&req)).await?;
+    let (resource, holder) = (req.resource.clone(), req.holder.clone());
+    let reply = state.backend.grant(req).await?;
+    state.metrics.grant(&resource, &holder, &reply);
     Ok(Json(reply))
 }
 
@@ -56,7 +37,9 @@ pub async fn renew(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<RenewRequest>,
 ) -> Result<Json<RenewReply>, ApiError> {
-    let reply = with_store(&state, move |store| store.renew(&req)).await?;
+    let (resource, holder) = (req.resource.clone(), req.holder.clone());
+    let reply = state.backend.renew(req).await?;
+    state.metrics.renew(&resource, &holder, &reply);
     Ok(Json(reply))
 }
 
@@ -73,7 +56,9 @@ pub async fn release(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ReleaseRequest>,
 ) -> Result<Json<ReleaseReply>, ApiError> {
-    let reply = with_store(&state, move |store| store.release(&req)).await?;
+    let (resource, token) = (req.resource.clone(), req.token.get());
+    let reply = state.backend.release(req).await?;
+    state.metrics.release(&resource, token, &reply);
     Ok(Json(reply))
 }
 
@@ -95,7 +80,7 @@ pub async fn status_post(
 }
 
 async fn status(state: AppState, req: StatusRequest) -> Result<Json<StatusReply>, ApiError> {
-    let reply = with_store(&state, move |store| store.status(&req.resource)).await?;
+    let reply = state.backend.status(req.resource).await?;
     Ok(Json(reply))
 }
 
@@ -106,7 +91,9 @@ pub async fn revoke(
     _admin: Admin,
     ApiJson(req): ApiJson<RevokeRequest>,
 ) -> Result<Json<RevokeReply>, ApiError> {
-    let revoked = with_store(&state, move |store| store.revoke(&req.resource)).await?;
+    let (resource, started) = (req.resource.clone(), Instant::now());
+    let revoked = state.backend.revoke(req.resource).await?;
+    state.metrics.revoke(&resource, started, revoked);
     Ok(Json(RevokeReply { revoked }))
 }
 
@@ -118,10 +105,11 @@ pub async fn fenced_write(
     // Re-serialising a parsed `Value` cannot fail: its keys are strings and its numbers finite.
     let payload = serde_json::to_string(&req.payload)
         .map_err(|_| ApiError::new(ErrorCode::WrongType, "payload is not serialisable JSON"))?;
-    let reply = with_store(&state, move |store| {
-        store.fenced_write(&req.resource, &payload, req.token)
-    })
-    .await?;
+    let reply = state
+        .backend
+        .fenced_write(req.resource, payload, req.token)
+        .await?;
+    state.metrics.fenced_write(&reply);
     Ok(Json(reply))
 }
 
@@ -130,7 +118,7 @@ pub async fn fenced_read(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<FencedReadRequest>,
 ) -> Result<Json<FencedReadReply<Value>>, ApiError> {
-    let stored = with_store(&state, move |store| store.fenced_read(&req.resource)).await?;
+    let stored = state.backend.fenced_read(req.resource).await?;
     let payload = stored
         .payload
         .map(|text| serde_json::from_str(&text))
@@ -147,7 +135,7 @@ pub async fn enqueue(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<EnqueueRequest<Value>>,
 ) -> Result<Json<EnqueueReply>, ApiError> {
-    let reply = with_store(&state, move |store| store.enqueue(&req.queue, &req.items)).await?;
+    let reply = state.backend.enqueue(req.queue, req.items).await?;
     Ok(Json(reply))
 }
 
@@ -156,7 +144,8 @@ pub async fn claim(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ClaimRequest>,
 ) -> Result<Json<ClaimReply<Value>>, ApiError> {
-    let reply = with_store(&state, move |store| store.claim(&req)).await?;
+    let reply = state.backend.claim(req).await?;
+    state.metrics.claim(reply.claimed);
     Ok(Json(reply))
 }
 
@@ -165,16 +154,10 @@ pub async fn heartbeat(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<HeartbeatRequest>,
 ) -> Result<Json<HeartbeatReply>, ApiError> {
-    let reply = with_store(&state, move |store| {
-        store.heartbeat(
-            &req.queue,
-            req.item_id,
-            &req.worker,
-            req.token,
-            req.claim_ms,
-        )
-    })
-    .await?;
+    let reply = state
+        .backend
+        .heartbeat(req.queue, req.item_id, req.worker, req.token, req.claim_ms)
+        .await?;
     Ok(Json(reply))
 }
 
@@ -183,10 +166,11 @@ pub async fn complete(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<CompleteRequest<Value>>,
 ) -> Result<Json<CompleteReply>, ApiError> {
-    let reply = with_store(&state, move |store| {
-        store.complete(&req.queue, req.item_id, &req.worker, req.token, &req.result)
-    })
-    .await?;
+    let reply = state
+        .backend
+        .complete(req.queue, req.item_id, req.worker, req.token, req.result)
+        .await?;
+    state.metrics.completion();
     Ok(Json(reply))
 }
 
@@ -195,10 +179,11 @@ pub async fn fail(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<FailRequest<Value>>,
 ) -> Result<Json<FailReply>, ApiError> {
-    let reply = with_store(&state, move |store| {
-        store.fail(&req.queue, req.item_id, &req.worker, req.token, &req.error)
-    })
-    .await?;
+    let reply = state
+        .backend
+        .fail(req.queue, req.item_id, req.worker, req.token, req.error)
+        .await?;
+    state.metrics.failure();
     Ok(Json(reply))
 }
 
@@ -207,7 +192,7 @@ pub async fn queue_stats(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<QueueStatsRequest>,
 ) -> Result<Json<QueueStatsReply>, ApiError> {
-    let reply = with_store(&state, move |store| store.queue_stats(&req.queue)).await?;
+    let reply = state.backend.queue_stats(req.queue).await?;
     Ok(Json(reply))
 }
 
@@ -216,13 +201,13 @@ pub async fn item(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ItemRequest>,
 ) -> Result<Json<ItemReply<Value>>, ApiError> {
-    let reply = with_store(&state, move |store| store.item(&req.queue, req.item_id)).await?;
+    let reply = state.backend.item(req.queue, req.item_id).await?;
     Ok(Json(reply))
 }
 
 /// `GET /healthz`: the process is up and its database answers.
 pub async fn healthz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
-    with_store(&state, |store| store.ping()).await?;
+    state.backend.ping().await?;
     Ok(Json(serde_json::json!({ "ok": true })))
 }
 

@@ -48,7 +48,16 @@ impl From<StoreError> for ApiError {
                     "storage failed; the request had no effect",
                 )
             }
-            e @ (StoreError::Corrupt(_) | StoreError::Poisoned) => {
+            e @ (StoreError::Postgres(_) | StoreError::Unavailable(_)) => {
+                tracing::error!(error = %e, "storage failed");
+                // A connection that broke while committing leaves the outcome unknown, so this
+                // does not claim "no effect"; every request is safe to repeat.
+                ApiError::new(
+                    ErrorCode::StorageUnavailable,
+                    "storage failed; the request may be repeated",
+                )
+            }
+            e @ (StoreError::Corrupt(_) | StoreError::Poisoned | StoreError::TaskFailed(_)) => {
                 tracing::error!(error = %e, "internal failure");
                 ApiError::new(ErrorCode::Internal, "internal failure")
             }

@@ -1,14 +1,19 @@
 //! The reference tenure grantor: the `/v1` lease protocol (see `docs/protocol.md`) over HTTP,
-//! with fencing tokens that only ever increase and grants that survive restarts in SQLite.
+//! with fencing tokens that only ever increase and grants that survive restarts, in SQLite (one
+//! grantor process) or PostgreSQL (any number of grantor processes sharing the database).
 //!
 //! [`app`] builds the router, so the grantor can run inside another process (the tests do);
 //! [`serve`] runs it on a listener the way the `tenure-grantor` binary does.
 #![warn(missing_docs)]
 
 mod api;
+mod backend;
 mod error;
 mod extract;
+mod metrics;
+mod postgres;
 mod queues;
+mod replay;
 mod store;
 
 use std::future::Future;
@@ -31,18 +36,42 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
+use crate::backend::Backend;
 pub use crate::error::ApiError;
+pub use crate::postgres::PgStore;
 pub use crate::queues::DEFAULT_MAX_ATTEMPTS;
 pub use crate::store::{DurationLimits, Store, StoreError};
 
 /// How often grants that ran out are recorded as expired on disk.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Where the grantor keeps its state.
+#[derive(Clone, Debug)]
+pub enum Storage {
+    /// An SQLite database file, created if missing. One grantor process at a time; expiry on
+    /// that process's monotonic clock.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database; tables are created if missing. Any number of grantor processes
+    /// may share it; expiry on the database server's clock. (The configuration's `Debug`
+    /// output hides the password.)
+    Postgres(Box<tokio_postgres::Config>),
+}
+
+impl Storage {
+    /// Where the state lives, for logs and errors; never a password.
+    pub fn describe(&self) -> String {
+        match self {
+            Storage::Sqlite(path) => path.display().to_string(),
+            Storage::Postgres(config) => postgres::describe(config),
+        }
+    }
+}
+
 /// Everything the grantor needs to start.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The SQLite database file; created if missing.
-    pub db: PathBuf,
+    /// Where leases, fenced state and queues are kept.
+    pub storage: Storage,
     /// The range requested lease and claim durations are clamped into.
     pub durations: DurationLimits,
     /// How many claims a work item gets before it is dead-lettered, unless its enqueue says.
@@ -59,27 +88,43 @@ pub struct Config {
 /// The shared state of a running grantor.
 #[derive(Clone)]
 pub struct AppState {
-    store: Arc<Mutex<Store>>,
+    backend: Backend,
     admin_key: Option<Arc<str>>,
     origins: Arc<OriginPolicy>,
     static_dir: Option<PathBuf>,
+    metrics: Arc<metrics::Metrics>,
 }
 
 impl AppState {
-    /// Opens the database and loads the held grants.
-    pub fn open(config: &Config) -> Result<AppState, StoreError> {
-        let store =
-            Store::open(&config.db, config.durations)?.with_max_attempts(config.max_attempts);
-        tracing::info!(
-            db = %config.db.display(),
-            held = store.held_count(),
-            "database opened; grants held before the restart are held for their full duration"
-        );
+    /// Opens the storage: for SQLite, loads the held grants; for PostgreSQL, connects and
+    /// creates the tables if they are missing.
+    pub async fn open(config: &Config) -> Result<AppState, StoreError> {
+        let backend = match &config.storage {
+            Storage::Sqlite(path) => {
+                let store =
+                    Store::open(path, config.durations)?.with_max_attempts(config.max_attempts);
+                tracing::info!(
+                    db = %path.display(),
+                    held = store.held_count(),
+                    "database opened; grants held before the restart are held for their full duration"
+                );
+                Backend::Sqlite(Arc::new(Mutex::new(store)))
+            }
+            Storage::Postgres(pg) => {
+                let store = PgStore::open(pg, config.durations, config.max_attempts).await?;
+                tracing::info!(
+                    db = %postgres::describe(pg),
+                    "database opened; expiry is judged on the database server's clock"
+                );
+                Backend::Postgres(store)
+            }
+        };
         Ok(AppState {
-            store: Arc::new(Mutex::new(store)),
+            backend,
             admin_key: config.admin_key.as_deref().map(Arc::from),
             origins: Arc::new(OriginPolicy::new(&config.cors_origins)),
             static_dir: config.static_dir.clone(),
+            metrics: Arc::default(),
         })
     }
 }
@@ -145,7 +190,8 @@ async fn check_origin(State(state): State<AppState>, request: Request, next: Nex
     }
 }
 
-/// The grantor's router: the `/v1` API, `/healthz`, and the static folder if configured.
+/// The grantor's router: the `/v1` API, `/healthz`, `/metrics`, and the static folder if
+/// configured.
 ///
 /// Serve it with `into_make_service_with_connect_info::<SocketAddr>()`, as [`serve`] does:
 /// without the peer address, revoke without an admin key is refused even from loopback.
@@ -176,6 +222,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/queues/item", post(api::item))
         .route("/v1/{*rest}", any(api::not_found))
         .route("/healthz", get(api::healthz))
+        .route("/metrics", get(metrics::scrape))
         .method_not_allowed_fallback(api::method_not_allowed);
     let router = match &state.static_dir {
         Some(dir) => api
@@ -184,6 +231,10 @@ pub fn app(state: AppState) -> Router {
     };
     router
         .layer(middleware::from_fn_with_state(state.clone(), check_origin))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
         .layer(cors)
         .layer(TraceLayer::new_for_http())
@@ -215,19 +266,12 @@ async fn sweep(state: AppState) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let store = state.store.clone();
-        let swept = tokio::task::spawn_blocking(move || {
-            let mut store = store.lock().map_err(|_| StoreError::Poisoned)?;
-            Ok::<_, StoreError>((store.sweep()?, store.sweep_claims()?))
-        })
-        .await;
-        match swept {
-            Ok(Ok((0, 0))) => {}
-            Ok(Ok((grants, claims))) => {
+        match state.backend.sweep().await {
+            Ok((0, 0)) => {}
+            Ok((grants, claims)) => {
                 tracing::debug!(grants, claims, "recorded expired grants and claims")
             }
-            Ok(Err(e)) => tracing::warn!(error = %e, "recording expired grants failed"),
-            Err(e) => tracing::warn!(error = %e, "expiry sweep task failed"),
+            Err(e) => tracing::warn!(error = %e, "recording expired grants failed"),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use tenure_grantor::{AppState, Config, DurationLimits};
+use tenure_grantor::{AppState, Config, DurationLimits, Storage};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -27,8 +27,23 @@ enum Command {
 #[derive(Args)]
 struct ServeArgs {
     /// SQLite database file; created if missing. Only one grantor may use it at a time.
-    #[arg(long)]
-    db: PathBuf,
+    #[arg(
+        long,
+        required_unless_present = "postgres",
+        conflicts_with = "postgres"
+    )]
+    db: Option<PathBuf>,
+    /// PostgreSQL connection URL (`postgres://user:password@host:port/dbname`) instead of
+    /// `--db`; tables are created if missing, and any number of grantors may share the
+    /// database. Connects without TLS. Prefer the environment variable when the URL carries a
+    /// password: arguments are visible to other users of the machine.
+    #[arg(
+        long,
+        env = "TENURE_POSTGRES_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    postgres: Option<String>,
     /// Address to listen on; port 0 picks a free port. The bound address is printed on stdout.
     #[arg(long, default_value = "127.0.0.1:8040")]
     listen: SocketAddr,
@@ -86,21 +101,31 @@ fn run(args: ServeArgs) -> Result<(), String> {
             return Err(format!("static dir {} is not a folder", dir.display()));
         }
     }
+    let storage = match (args.db, args.postgres) {
+        (Some(path), None) => Storage::Sqlite(path),
+        (None, Some(url)) => Storage::Postgres(Box::new(
+            url.parse()
+                .map_err(|e| format!("--postgres is not a valid PostgreSQL URL: {e}"))?,
+        )),
+        // clap enforces exactly one of the two.
+        _ => return Err("give either --db or --postgres".into()),
+    };
     let config = Config {
-        db: args.db,
+        storage,
         durations,
         max_attempts: args.max_attempts,
         admin_key: args.admin_key,
         cors_origins: args.cors_origins,
         static_dir: args.static_dir,
     };
-    let state =
-        AppState::open(&config).map_err(|e| format!("cannot open {}: {e}", config.db.display()))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async move {
+        let state = AppState::open(&config)
+            .await
+            .map_err(|e| format!("cannot open {}: {e}", config.storage.describe()))?;
         let listener = TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

@@ -249,14 +249,19 @@ impl Store {
                     &format!(
                         "SELECT {ITEM_COLUMNS}, claim_ms FROM work_items
                          WHERE queue = ?1 AND state = 'claimed' AND claimed_by = ?2
-                           AND claim_request_id = ?3 AND claim_expires_at > ?4"
+                           AND claim_request_id = ?3 AND claim_expires_at >= ?4 + 1000"
                     ),
                     params![req.queue, req.worker, request_id, now],
                     |r| Ok((ItemRow::read(r)?, r.get::<_, i64>(14)?)),
                 )
                 .optional()?;
             if let Some((row, granted_ms)) = replay {
-                return claimed_reply(row, from_i64(granted_ms)?);
+                // The retry's worker measures from the retry's send: promise only what is left.
+                let left_ms = row
+                    .claim_expires_at
+                    .map_or(0, |expires| expires.saturating_sub(now) / 1000);
+                let claim_ms = from_i64(granted_ms.min(left_ms))?;
+                return claimed_reply(row, claim_ms);
             }
         }
         // An exhausted item whose last claim ran out is dead, not claimable again.

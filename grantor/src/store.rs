@@ -24,6 +24,7 @@ use tenure::protocol::{
 };
 
 use crate::queues;
+use crate::replay::{self, LiveGrant};
 
 /// How many idempotency outcomes are kept per resource; older ones are pruned. Large enough to
 /// cover every retry of many concurrent holders, small enough to keep the table bounded.
@@ -104,6 +105,13 @@ impl DurationLimits {
 pub enum StoreError {
     /// SQLite failed; the operation had no effect.
     Storage(rusqlite::Error),
+    /// PostgreSQL failed or could not be reached. The operation had no effect, unless the
+    /// connection broke while committing; every operation is safe to repeat.
+    Postgres(tokio_postgres::Error),
+    /// No PostgreSQL connection could be had in time.
+    Unavailable(String),
+    /// The task running the operation failed.
+    TaskFailed(String),
     /// The database holds something this build never writes.
     Corrupt(String),
     /// The request id was used before, by a different request.
@@ -128,6 +136,9 @@ impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::Storage(e) => write!(f, "storage failed: {e}"),
+            StoreError::Postgres(e) => write!(f, "PostgreSQL failed: {e}"),
+            StoreError::Unavailable(why) => write!(f, "no PostgreSQL connection: {why}"),
+            StoreError::TaskFailed(why) => write!(f, "store task failed: {why}"),
             StoreError::Corrupt(what) => write!(f, "database holds unexpected data: {what}"),
             StoreError::RequestIdReused => f.write_str("request id reused for another request"),
             StoreError::TokenExhausted => f.write_str("token counter exhausted"),
@@ -244,10 +255,12 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(reply) =
+        if let Some(stored) =
             previous_outcome(&tx, &req.resource, &req.holder, &req.request_id, &request)?
         {
-            return Ok(reply);
+            let row = lease_row(&tx, &req.resource)?;
+            let live = live_grant(&self.expiries, row.as_ref(), &req.resource);
+            return Ok(replay::replayed_grant(stored, &req.holder, live));
         }
         let now = Instant::now();
         let row = lease_row(&tx, &req.resource)?;
@@ -256,6 +269,12 @@ impl Store {
             _ => None,
         };
         let duration_ms = self.limits.clamp(req.duration_ms);
+        // A holder re-granting its own live lease never ends the older grant earlier than it was
+        // promised: the grantor keeps the later of the two expiries (the reply still names the
+        // requested duration, which the holder measures from its send).
+        let kept_ms = live.map_or(duration_ms, |(_, remaining)| {
+            duration_ms.max(ceil_ms(remaining))
+        });
         let reply = match live {
             Some((row, remaining)) if row.holder != req.holder => {
                 GrantReply::denied(row.holder.clone(), ceil_ms(remaining))
@@ -273,7 +292,7 @@ impl Store {
                         holder = excluded.holder,
                         duration_ms = excluded.duration_ms,
                         state = 'held'",
-                    params![req.resource, to_i64(next), req.holder, to_i64(duration_ms)],
+                    params![req.resource, to_i64(next), req.holder, to_i64(kept_ms)],
                 )?;
                 GrantReply::granted(token(next)?, duration_ms)
             }
@@ -291,7 +310,7 @@ impl Store {
             // Stamped after the commit: the grantor's lease starts no earlier than the holder's.
             self.expiries.insert(
                 req.resource.clone(),
-                Instant::now() + Duration::from_millis(duration_ms),
+                Instant::now() + Duration::from_millis(kept_ms),
             );
             tracing::info!(
                 resource = %req.resource,
@@ -310,10 +329,12 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(reply) =
+        if let Some(stored) =
             previous_outcome(&tx, &req.resource, &req.holder, &req.request_id, &request)?
         {
-            return Ok(reply);
+            let row = lease_row(&tx, &req.resource)?;
+            let live = live_grant(&self.expiries, row.as_ref(), &req.resource);
+            return Ok(replay::replayed_renewal(stored, &req.holder, live));
         }
         let now = Instant::now();
         let row = lease_row(&tx, &req.resource)?;
@@ -537,6 +558,21 @@ impl Store {
             },
         })
     }
+}
+
+/// The grant of `resource` that is live right now, if any, for answering a replay.
+fn live_grant<'a>(
+    expiries: &HashMap<String, Instant>,
+    row: Option<&'a LeaseRow>,
+    resource: &str,
+) -> Option<LiveGrant<'a>> {
+    let row = row.filter(|r| r.state == "held")?;
+    let remaining = live_until(expiries, resource, Instant::now())?;
+    Some(LiveGrant {
+        holder: &row.holder,
+        token: row.token,
+        remaining,
+    })
 }
 
 /// How long the grant of `resource` has left at `now`, if it is live.

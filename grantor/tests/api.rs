@@ -1,10 +1,11 @@
-//! The `/v1` protocol over real HTTP against an in-process grantor with a real SQLite file.
+//! The `/v1` protocol over real HTTP against an in-process grantor, on a real SQLite file and on
+//! a real PostgreSQL database.
 
 mod common;
 
 use std::time::Duration;
 
-use common::{grant, renew, Server};
+use common::{grant, renew, Backend, Server};
 use serde_json::{json, Value};
 
 fn token_of(reply: &Value) -> u64 {
@@ -53,9 +54,8 @@ type Case<'a> = (
     &'a str,
 );
 
-#[tokio::test]
-async fn every_bad_request_gets_its_code() {
-    let server = Server::start(|_| {}).await;
+async fn every_bad_request_gets_its_code(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     const JSON: (&str, &str) = ("content-type", "application/json");
     let valid = r#"{"resource":"r","holder":"h","durationMs":1000,"requestId":"1"}"#;
     let long_resource = format!(
@@ -132,19 +132,31 @@ async fn every_bad_request_gets_its_code() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn a_retried_grant_or_renew_returns_the_original_outcome() {
-    let server = Server::start(|_| {}).await;
+async fn a_retried_grant_or_renew_returns_the_original_outcome(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (status, first) = server.post("/v1/grant", grant("r", "a", 5_000, "g1")).await;
     assert_eq!(status, 200);
     assert_eq!(first["granted"], true);
+    tokio::time::sleep(Duration::from_millis(30)).await;
     let (_, retried) = server.post("/v1/grant", grant("r", "a", 5_000, "g1")).await;
-    assert_eq!(retried, first, "a retry must not re-grant with token+1");
+    assert_eq!(retried["granted"], true);
+    assert_eq!(
+        token_of(&retried),
+        token_of(&first),
+        "a retry must not re-grant with token+1"
+    );
+    // The retry's holder measures from the retry's send: it is promised only what is left.
+    let left = retried["durationMs"].as_u64().unwrap();
+    assert!((1..=4_970).contains(&left), "replayed durationMs {left}");
 
     // A fresh request id is a new grant to the same holder: the design increments the token.
     let (_, again) = server.post("/v1/grant", grant("r", "a", 5_000, "g2")).await;
     assert_eq!(token_of(&again), token_of(&first) + 1);
     let token = token_of(&again);
+    // The first grant is superseded now: its retry is told so, never granted.
+    let (_, superseded) = server.post("/v1/grant", grant("r", "a", 5_000, "g1")).await;
+    assert_eq!(superseded["granted"], false, "{superseded}");
+    assert_eq!(superseded["holder"], "a");
 
     // A denial is replayed too, even though the lease is still held.
     let (_, denied) = server.post("/v1/grant", grant("r", "b", 5_000, "b1")).await;
@@ -170,8 +182,9 @@ async fn a_retried_grant_or_renew_returns_the_original_outcome() {
         .post("/v1/renew", renew("r", "a", token, 4_000, "n1"))
         .await;
     assert_eq!(
-        renew_retried, renewed,
-        "a retried renew replays its first outcome"
+        renew_retried,
+        json!({"renewed": false, "reason": "expired"}),
+        "a retried renew of a grant released since is not a renewal"
     );
 
     // The same id with a different request is refused rather than silently replayed.
@@ -186,9 +199,8 @@ async fn a_retried_grant_or_renew_returns_the_original_outcome() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn renew_keeps_the_token_and_resets_to_the_full_duration() {
-    let server = Server::start(|_| {}).await;
+async fn renew_keeps_the_token_and_resets_to_the_full_duration(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, granted) = server.post("/v1/grant", grant("r", "a", 5_000, "1")).await;
     let token = token_of(&granted);
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -216,9 +228,8 @@ async fn renew_keeps_the_token_and_resets_to_the_full_duration() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn durations_are_clamped_to_the_configured_range() {
-    let server = Server::start(|c| {
+async fn durations_are_clamped_to_the_configured_range(backend: Backend) {
+    let server = Server::start_on(backend, |c| {
         c.durations = tenure_grantor::DurationLimits::new(1_000, 30_000).unwrap();
     })
     .await;
@@ -235,9 +246,8 @@ async fn durations_are_clamped_to_the_configured_range() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn renew_refusals_name_their_reason() {
-    let server = Server::start(|_| {}).await;
+async fn renew_refusals_name_their_reason(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, unknown) = server
         .post("/v1/renew", renew("nothing", "a", 1, 1_000, "1"))
         .await;
@@ -270,9 +280,8 @@ async fn renew_refusals_name_their_reason() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn release_is_idempotent_and_keeps_the_counter() {
-    let server = Server::start(|_| {}).await;
+async fn release_is_idempotent_and_keeps_the_counter(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, granted) = server.post("/v1/grant", grant("r", "a", 10_000, "1")).await;
     let token = token_of(&granted);
     let release = json!({"resource": "r", "holder": "a", "token": token});
@@ -313,9 +322,8 @@ async fn release_is_idempotent_and_keeps_the_counter() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn status_by_query_or_body_reports_the_live_grant() {
-    let server = Server::start(|_| {}).await;
+async fn status_by_query_or_body_reports_the_live_grant(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, free) = server
         .get("/v1/status?resource=jobs%2Fnightly%20report")
         .await;
@@ -333,9 +341,8 @@ async fn status_by_query_or_body_reports_the_live_grant() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn revoke_ends_the_grant_and_the_next_token_is_larger() {
-    let server = Server::start(|_| {}).await;
+async fn revoke_ends_the_grant_and_the_next_token_is_larger(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, granted) = server.post("/v1/grant", grant("r", "a", 30_000, "1")).await;
     let token = token_of(&granted);
     let revoke = |body: Value| {
@@ -375,9 +382,8 @@ async fn revoke_ends_the_grant_and_the_next_token_is_larger() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn without_an_admin_key_loopback_peers_may_revoke() {
-    let server = Server::start(|c| c.admin_key = None).await;
+async fn without_an_admin_key_loopback_peers_may_revoke(backend: Backend) {
+    let server = Server::start_on(backend, |c| c.admin_key = None).await;
     let (_, granted) = server.post("/v1/grant", grant("r", "a", 30_000, "1")).await;
     let (status, reply) = server.post("/v1/revoke", json!({"resource": "r"})).await;
     assert_eq!((status, reply), (200, json!({"revoked": true})));
@@ -391,9 +397,8 @@ async fn without_an_admin_key_loopback_peers_may_revoke() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn fenced_writes_accept_only_tokens_at_least_the_last() {
-    let server = Server::start(|_| {}).await;
+async fn fenced_writes_accept_only_tokens_at_least_the_last(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, never) = server
         .post("/v1/fenced/read", json!({"resource": "r"}))
         .await;
@@ -499,12 +504,11 @@ async fn cors_follows_a_configured_allowlist() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn health_and_static_files_are_served() {
+async fn health_and_static_files_are_served(backend: Backend) {
     let site = tempfile::tempdir().unwrap();
     std::fs::write(site.path().join("index.html"), "<h1>demo</h1>").unwrap();
     let dir = site.path().to_path_buf();
-    let server = Server::start(move |c| c.static_dir = Some(dir)).await;
+    let server = Server::start_on(backend, move |c| c.static_dir = Some(dir)).await;
     assert_eq!(server.get("/healthz").await, (200, json!({"ok": true})));
     let page = server
         .client
@@ -525,9 +529,8 @@ async fn health_and_static_files_are_served() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn an_expired_grant_goes_to_the_next_holder_with_a_larger_token() {
-    let server = Server::start(|_| {}).await;
+async fn an_expired_grant_goes_to_the_next_holder_with_a_larger_token(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, first) = server.post("/v1/grant", grant("r", "a", 1_000, "1")).await;
     let (_, denied) = server.post("/v1/grant", grant("r", "b", 1_000, "1")).await;
     assert_eq!(denied["granted"], false);
@@ -552,6 +555,25 @@ async fn an_expired_grant_goes_to_the_next_holder_with_a_larger_token() {
     server.stop().await;
 }
 
+async fn a_regrant_never_ends_a_live_lease_sooner_than_promised(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
+    let (_, long) = server.post("/v1/grant", grant("r", "a", 20_000, "1")).await;
+    // The same holder asks again, for much less: a new token, but the resource stays promised
+    // until the first grant's end, so nobody else can be granted before then.
+    let (_, short) = server.post("/v1/grant", grant("r", "a", 200, "2")).await;
+    assert_eq!(
+        short,
+        json!({"granted": true, "token": token_of(&long) + 1, "durationMs": 200})
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let (_, denied) = server.post("/v1/grant", grant("r", "b", 200, "1")).await;
+    assert_eq!(denied["granted"], false, "{denied}");
+    assert_eq!(denied["holder"], "a");
+    let left = denied["expiresInMs"].as_u64().unwrap();
+    assert!((15_000..=20_000).contains(&left), "{left}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_wrong_method_names_the_allowed_ones() {
     let server = Server::start(|_| {}).await;
@@ -567,3 +589,19 @@ async fn a_wrong_method_names_the_allowed_ones() {
     assert_eq!(reply["error"]["code"], "method_not_allowed");
     server.stop().await;
 }
+
+on_both_backends!(
+    every_bad_request_gets_its_code,
+    a_retried_grant_or_renew_returns_the_original_outcome,
+    renew_keeps_the_token_and_resets_to_the_full_duration,
+    durations_are_clamped_to_the_configured_range,
+    renew_refusals_name_their_reason,
+    release_is_idempotent_and_keeps_the_counter,
+    status_by_query_or_body_reports_the_live_grant,
+    revoke_ends_the_grant_and_the_next_token_is_larger,
+    without_an_admin_key_loopback_peers_may_revoke,
+    fenced_writes_accept_only_tokens_at_least_the_last,
+    health_and_static_files_are_served,
+    an_expired_grant_goes_to_the_next_holder_with_a_larger_token,
+    a_regrant_never_ends_a_live_lease_sooner_than_promised,
+);

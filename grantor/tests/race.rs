@@ -5,7 +5,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{grant, wait_until, Server};
+use common::{grant, wait_until, Backend, Server};
 use tokio::sync::Barrier;
 
 const HOLDERS: usize = 50;
@@ -19,9 +19,8 @@ struct Grant {
     received: Instant,
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fifty_holders_race_and_exactly_one_wins_each_period() {
-    let server = Server::start(|_| {}).await;
+async fn fifty_holders_race_and_exactly_one_wins_each_period(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let mut grants: Vec<Grant> = Vec::new();
     for round in 0..ROUNDS {
         wait_until(
@@ -104,3 +103,5 @@ async fn fifty_holders_race_and_exactly_one_wins_each_period() {
     assert!(grants.len() >= ROUNDS);
     server.stop().await;
 }
+
+on_both_backends!(fifty_holders_race_and_exactly_one_wins_each_period,);

@@ -68,7 +68,10 @@ async fn a_killed_grantor_restarts_without_early_grants_or_reused_tokens() {
         grant("r", "a", 3_000, "a1"),
     )
     .await;
-    assert_eq!(retried, held);
+    assert_eq!(retried["granted"], true, "{retried}");
+    assert_eq!(retried["token"], held["token"]);
+    let left = retried["durationMs"].as_u64().unwrap();
+    assert!((1..=3_000).contains(&left), "replayed durationMs {left}");
 
     let mut attempt = 0;
     let granted = loop {

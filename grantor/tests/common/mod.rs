@@ -1,6 +1,8 @@
-//! Shared test code: an in-process grantor on an ephemeral port, the real binary as a process,
-//! and a JSON client.
+//! Shared test code: an in-process grantor on an ephemeral port (on SQLite or PostgreSQL), the
+//! real binary as a process, a throwaway PostgreSQL server, and a JSON client.
 #![allow(dead_code)] // Each test binary uses its own subset of these functions.
+
+pub mod postgres;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -10,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tempfile::TempDir;
-use tenure_grantor::{AppState, Config, DurationLimits};
+use tenure_grantor::{AppState, Config, DurationLimits, Storage};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -20,15 +22,50 @@ pub struct Server {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     pub client: reqwest::Client,
+    /// The database's URL when the server runs on PostgreSQL.
+    pub postgres_url: Option<String>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
     _dir: TempDir,
 }
 
+/// Where a test grantor keeps its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// A fresh SQLite file in a temp dir.
+    Sqlite,
+    /// A fresh database on this test binary's PostgreSQL server.
+    Postgres,
+}
+
+/// Defines, for each named `async fn(Backend)` of the calling file, one test on SQLite (in a
+/// module `sqlite`) and one on PostgreSQL (in a module `postgres`).
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),+ $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::common::Backend::Sqlite).await
+                }
+            )+
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name($crate::common::Backend::Postgres).await
+                }
+            )+
+        }
+    };
+}
+
 /// Durations the test servers grant: short enough for quick expiry tests.
-pub fn test_config(db: std::path::PathBuf) -> Config {
+pub fn test_config(storage: Storage) -> Config {
     Config {
-        db,
+        storage,
         durations: DurationLimits::new(50, 60_000).unwrap(),
         max_attempts: tenure_grantor::DEFAULT_MAX_ATTEMPTS,
         admin_key: Some("test-admin-key".into()),
@@ -38,12 +75,26 @@ pub fn test_config(db: std::path::PathBuf) -> Config {
 }
 
 impl Server {
-    /// Starts a grantor on a fresh database, after letting `configure` adjust the config.
+    /// Starts a grantor on a fresh SQLite database, after letting `configure` adjust the config.
     pub async fn start(configure: impl FnOnce(&mut Config)) -> Server {
+        Server::start_on(Backend::Sqlite, configure).await
+    }
+
+    /// Starts a grantor on a fresh database of `backend`, after letting `configure` adjust the
+    /// config.
+    pub async fn start_on(backend: Backend, configure: impl FnOnce(&mut Config)) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = test_config(dir.path().join("leases.db"));
+        let postgres_url = match backend {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some(postgres::shared().fresh_database().await),
+        };
+        let storage = match &postgres_url {
+            None => Storage::Sqlite(dir.path().join("leases.db")),
+            Some(url) => Storage::Postgres(Box::new(url.parse().unwrap())),
+        };
+        let mut config = test_config(storage);
         configure(&mut config);
-        let state = AppState::open(&config).unwrap();
+        let state = AppState::open(&config).await.unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
@@ -53,6 +104,7 @@ impl Server {
         Server {
             url,
             client: reqwest::Client::new(),
+            postgres_url,
             stop: Some(stop),
             task: Some(task),
             _dir: dir,
@@ -149,7 +201,16 @@ pub struct Process {
 impl Process {
     /// Starts `tenure-grantor serve` on an ephemeral port and reads the address it prints.
     pub fn start(db: &Path) -> Process {
-        let mut child = grantor(db).stdout(Stdio::piped()).spawn().unwrap();
+        Process::spawn(grantor(db))
+    }
+
+    /// Starts `tenure-grantor serve --postgres URL` on an ephemeral port.
+    pub fn start_postgres(url: &str) -> Process {
+        Process::spawn(grantor_on_postgres(url))
+    }
+
+    fn spawn(mut command: Command) -> Process {
+        let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -176,8 +237,31 @@ impl Process {
     }
 }
 
+impl Drop for Process {
+    /// A test that fails before killing its grantor must not leave the process running.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// The `tenure-grantor serve` command on `db`, on an ephemeral loopback port.
 pub fn grantor(db: &Path) -> Command {
+    let mut command = grantor_command();
+    command.arg("--db").arg(db);
+    command
+}
+
+/// The `tenure-grantor serve` command on the PostgreSQL database at `url`.
+pub fn grantor_on_postgres(url: &str) -> Command {
+    let mut command = grantor_command();
+    command.args(["--postgres", url]);
+    command
+}
+
+fn grantor_command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tenure-grantor"));
     command
         .args([
@@ -186,11 +270,10 @@ pub fn grantor(db: &Path) -> Command {
             "127.0.0.1:0",
             "--min-duration-ms",
             "100",
-            "--db",
         ])
-        .arg(db)
         .env("RUST_LOG", "warn")
         .env_remove("TENURE_ADMIN_KEY")
+        .env_remove("TENURE_POSTGRES_URL")
         .stdin(Stdio::null());
     command
 }

@@ -1,8 +1,8 @@
 // Starts the real reference grantor (`tenure-grantor serve`) on an ephemeral 127.0.0.1 port with a
-// fresh SQLite file, and stops or kills it.
+// fresh SQLite file (or on a PostgreSQL database), and stops or kills it.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,16 +12,31 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const GRANTOR_BIN =
   process.env.TENURE_GRANTOR_BIN ?? join(repo, "target", "debug", "tenure-grantor");
 
+// Database files are kept until the test process ends, as a test may stop the grantor and restart
+// it on the same file; then they are removed.
+const scratchDirs = new Set();
+process.once("exit", () => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
  * Runs the grantor; resolves `{ url, db, stop, kill, restart }` once it prints its address.
- * `restart` starts a new process on the same database file (and the same port when free).
+ * `restart` starts a new process on the same database (and the same port when free).
+ * With `postgres` (a connection URL, e.g. from `startPostgres().createDatabase()`) the grantor
+ * keeps its state in that PostgreSQL database instead of an SQLite file, and `db` is undefined.
  */
-export async function startGrantor({ args = [], db } = {}) {
-  const database = db ?? join(mkdtempSync(join(tmpdir(), "tenure-grantor-")), "leases.db");
+export async function startGrantor({ args = [], db, postgres } = {}) {
+  let database = db;
+  if (!postgres && database === undefined) {
+    const scratch = mkdtempSync(join(tmpdir(), "tenure-grantor-"));
+    scratchDirs.add(scratch);
+    database = join(scratch, "leases.db");
+  }
+  const storage = postgres ? ["--postgres", postgres] : ["--db", database];
   const run = async (listen) => {
     const child = spawn(
       GRANTOR_BIN,
-      ["serve", "--db", database, "--listen", listen, "--min-duration-ms", "50", ...args],
+      ["serve", ...storage, "--listen", listen, "--min-duration-ms", "50", ...args],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
     );
     let stderr = "";

@@ -1,0 +1,831 @@
+//! Lease state in PostgreSQL, shared by any number of grantor processes.
+//!
+//! The SQLite store keeps expiry on one process's monotonic clock. Several processes have no
+//! common monotonic clock, so here the single time authority is the database server: every
+//! grant stores `expires_at`, a `timestamptz` computed from the server's `clock_timestamp()`,
+//! and every "has it run out?" compares with that same clock. No grantor process's clock is
+//! ever consulted, and a grantor process restarting or dying changes nothing: the database
+//! holds the whole state.
+//!
+//! Concurrency: every operation runs in one READ COMMITTED transaction that locks the row it
+//! decides about (`SELECT … FOR UPDATE` first; for claims `FOR UPDATE SKIP LOCKED`; for fenced
+//! writes the design's `UPDATE` itself), so two grantor processes deciding about the same
+//! resource or item run one after the other, and the second sees the first's committed result. Serialization failures and deadlocks (neither
+//! expected with one row lock per transaction, but PostgreSQL may report them) are retried a few
+//! times with a fresh transaction.
+//!
+//! Time: the design's SQL uses `CURRENT_TIMESTAMP`, which is the start of the *transaction*.
+//! A transaction that waited for a row lock would then judge expiry, and start a new expiry,
+//! from a moment before the previous holder of the lock committed; a renewal committed after
+//! a newer one could so end the lease earlier than a reply already promised. Instead each
+//! transaction reads `clock_timestamp()` once, in a statement issued after its row lock is
+//! held, and uses that instant for every comparison and every new expiry.
+
+mod queues;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, SystemTime};
+
+use deadpool_postgres::{
+    Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, Transaction,
+};
+use tenure::protocol::{
+    FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
+    RenewRefusal, RenewReply, RenewRequest, StatusReply, Token,
+};
+use tokio_postgres::config::Host;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{IsolationLevel, NoTls, Row};
+
+use crate::replay::{self, LiveGrant};
+use crate::store::{
+    ceil_ms, from_i64, to_i64, token, DurationLimits, StoreError, OUTCOMES_KEPT_PER_RESOURCE,
+};
+
+/// The schema version this build writes.
+const SCHEMA_VERSION: i32 = 1;
+
+/// The advisory lock that serialises schema creation, so grantors starting together do not
+/// race on `CREATE TABLE IF NOT EXISTS` (which is not safe against itself). "tenure" in ASCII.
+const SCHEMA_LOCK_KEY: i64 = 0x7465_6e75_7265;
+
+/// Connections per grantor process. Each request holds one for a few round trips, so this many
+/// requests proceed at once while the rest queue for a connection.
+const POOL_SIZE: usize = 16;
+
+/// How long a request waits for a pooled connection, or for a new one, before failing with
+/// `storage_unavailable`.
+const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many times one operation is tried when PostgreSQL reports a serialization failure or a
+/// deadlock.
+const MAX_TRANSACTION_ATTEMPTS: u32 = 5;
+
+/// Session settings for every connection. A grantor process that stops in the middle of a
+/// transaction (paused, or cut off) would otherwise keep its row locks, and so every other
+/// grantor from deciding about that resource, for as long as its connection lived; the
+/// timeouts bound that, and a request stuck behind a lock fails with `storage_unavailable`,
+/// which holders retry, instead of hanging.
+const SESSION_OPTIONS: &str = "-c lock_timeout=5s -c statement_timeout=10s \
+                               -c idle_in_transaction_session_timeout=15s";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS lease_registry (
+    resource       TEXT PRIMARY KEY,
+    -- The per-resource counter: the token of the latest grant, 0 before the first. Only ever
+    -- incremented; the named constraint is how a grant past 2^53 - 1 is recognised.
+    token          BIGINT NOT NULL DEFAULT 0
+                   CONSTRAINT lease_token_range CHECK (token BETWEEN 0 AND 9007199254740991),
+    -- Who received the grant with `token`; kept after it ends, so late renewals get a reason.
+    holder_id      TEXT,
+    -- The duration of the latest grant or renewal, in ms.
+    duration_ms    BIGINT,
+    -- 'held' from the first grant on, until released or revoked. Whether a held grant is live
+    -- is `expires_at >= now` on the database clock: running out needs no write.
+    state          TEXT NOT NULL DEFAULT 'free'
+                   CHECK (state IN ('free', 'held', 'released', 'revoked')),
+    granted_at     TIMESTAMPTZ,
+    -- When the latest grant runs out, by the database server's clock; NULL when none can be
+    -- live (never granted, released, revoked).
+    expires_at     TIMESTAMPTZ,
+    -- The latest revoked grant, so its holder learns `revoked` even after a newer grant.
+    revoked_token  BIGINT,
+    revoked_holder TEXT
+);
+
+CREATE TABLE IF NOT EXISTS lease_outcomes (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    resource   TEXT NOT NULL,
+    holder     TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    -- The request as first received, to tell a true retry from a reused id.
+    request    TEXT NOT NULL,
+    reply      TEXT NOT NULL,
+    UNIQUE (resource, holder, request_id)
+);
+
+CREATE INDEX IF NOT EXISTS lease_outcomes_by_resource ON lease_outcomes (resource, seq);
+
+CREATE TABLE IF NOT EXISTS protected_state (
+    resource   TEXT PRIMARY KEY,
+    -- JSON text exactly as accepted.
+    payload    TEXT NOT NULL,
+    last_token BIGINT NOT NULL CHECK (last_token BETWEEN 0 AND 9007199254740991)
+);
+";
+
+/// The lease grant, the design's statement with three changes:
+///
+/// - the time is `$4`, the database clock read after the row lock, not `CURRENT_TIMESTAMP`;
+/// - `expires_at IS NULL` counts as free: the design's `expires_at < now` is never true for a
+///   NULL, so a resource never granted (or released, or revoked) could never be granted;
+/// - a holder re-granting its own live lease gets a new token but never an *earlier* expiry
+///   (`GREATEST` skips NULLs): the grantor already promised that lease until `expires_at`, and
+///   another holder must not be granted the resource before that promise runs out.
+const GRANT: &str = "
+UPDATE lease_registry
+SET holder_id   = $2,
+    token       = token + 1,
+    state       = 'held',
+    duration_ms = $3::bigint,
+    granted_at  = $4::timestamptz,
+    expires_at  = GREATEST(expires_at, $4::timestamptz + $3::bigint * INTERVAL '1 millisecond')
+WHERE resource = $1
+  AND (expires_at IS NULL OR expires_at < $4::timestamptz OR holder_id = $2)
+RETURNING token";
+
+/// The design's fenced write, as written.
+const FENCED_UPDATE: &str = "
+UPDATE protected_state
+SET payload    = $2,
+    last_token = $3::bigint
+WHERE resource = $1
+  AND last_token <= $3::bigint
+RETURNING last_token";
+
+/// A future that runs inside one transaction.
+type TxFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> StoreError {
+        let exhausted = e.as_db_error().is_some_and(|db| {
+            *db.code() == SqlState::CHECK_VIOLATION && db.constraint() == Some("lease_token_range")
+        });
+        if exhausted {
+            StoreError::TokenExhausted
+        } else {
+            StoreError::Postgres(e)
+        }
+    }
+}
+
+impl From<PoolError> for StoreError {
+    fn from(e: PoolError) -> StoreError {
+        match e {
+            PoolError::Backend(e) => StoreError::Postgres(e),
+            other => StoreError::Unavailable(other.to_string()),
+        }
+    }
+}
+
+/// A serialization failure or deadlock: the transaction had no effect and can simply run again.
+fn is_retryable(e: &StoreError) -> bool {
+    matches!(e, StoreError::Postgres(e) if e.code().is_some_and(|code| {
+        *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED
+    }))
+}
+
+/// Where `config` points, for logs and errors: hosts, ports and database, never the password.
+pub fn describe(config: &tokio_postgres::Config) -> String {
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|host| match host {
+            Host::Tcp(name) => name.clone(),
+            Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let ports: Vec<String> = config.get_ports().iter().map(u16::to_string).collect();
+    format!(
+        "postgres {} port {} database {}",
+        if hosts.is_empty() {
+            "localhost".to_owned()
+        } else {
+            hosts.join(",")
+        },
+        if ports.is_empty() {
+            "5432".to_owned()
+        } else {
+            ports.join(",")
+        },
+        config
+            .get_dbname()
+            .or(config.get_user())
+            .unwrap_or("(default)")
+    )
+}
+
+/// The latest grant of one resource, as `lease_registry` records it.
+struct LeaseRow {
+    token: u64,
+    holder: Option<String>,
+    state: String,
+    expires_at: Option<SystemTime>,
+    revoked_token: Option<u64>,
+    revoked_holder: Option<String>,
+}
+
+impl LeaseRow {
+    const COLUMNS: &'static str =
+        "token, holder_id, state, expires_at, revoked_token, revoked_holder";
+
+    fn read(row: &Row) -> Result<LeaseRow, StoreError> {
+        Ok(LeaseRow {
+            token: from_i64(row.try_get(0)?)?,
+            holder: row.try_get(1)?,
+            state: row.try_get(2)?,
+            expires_at: row.try_get(3)?,
+            revoked_token: row
+                .try_get::<_, Option<i64>>(4)?
+                .map(from_i64)
+                .transpose()?,
+            revoked_holder: row.try_get(5)?,
+        })
+    }
+
+    /// How long the grant has left at `now`, if it is held and has not run out. The design
+    /// treats `expires_at < now` as run out, so at `expires_at` itself it is still live.
+    fn live_for(&self, now: SystemTime) -> Option<Duration> {
+        let until = self.expires_at.filter(|_| self.state == "held")?;
+        (until >= now).then(|| until.duration_since(now).unwrap_or_default())
+    }
+
+    /// This grant, if it is live at `now`, for answering a replay.
+    fn live_grant(&self, now: SystemTime) -> Option<LiveGrant<'_>> {
+        Some(LiveGrant {
+            holder: self.holder.as_deref()?,
+            token: self.token,
+            remaining: self.live_for(now)?,
+        })
+    }
+}
+
+/// The lease, fencing and queue state of every resource, in PostgreSQL.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+    limits: DurationLimits,
+    /// How many claims an item gets when its enqueue names no limit.
+    default_max_attempts: u32,
+}
+
+impl PgStore {
+    /// Connects to the database `config` names and creates the tables if they are missing.
+    /// Any number of grantor processes may use the same database at once.
+    pub async fn open(
+        config: &tokio_postgres::Config,
+        limits: DurationLimits,
+        max_attempts: u32,
+    ) -> Result<PgStore, StoreError> {
+        let mut config = config.clone();
+        let options = match config.get_options() {
+            Some(own) if !own.trim().is_empty() => format!("{own} {SESSION_OPTIONS}"),
+            _ => SESSION_OPTIONS.to_owned(),
+        };
+        config.options(options);
+        if config.get_application_name().is_none() {
+            config.application_name("tenure-grantor");
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(POOL_TIMEOUT);
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(POOL_TIMEOUT))
+            .create_timeout(Some(POOL_TIMEOUT))
+            .build()
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let store = PgStore {
+            pool,
+            limits,
+            default_max_attempts: max_attempts.max(1),
+        };
+        store.create_schema().await?;
+        Ok(store)
+    }
+
+    async fn create_schema(&self) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK_KEY])
+            .await?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS tenure_schema (
+                 singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+                 version   INTEGER NOT NULL
+             )",
+        )
+        .await?;
+        let version: Option<i32> = tx
+            .query_opt("SELECT version FROM tenure_schema", &[])
+            .await?
+            .map(|row| row.try_get(0))
+            .transpose()?;
+        if let Some(version) = version.filter(|v| *v > SCHEMA_VERSION) {
+            return Err(StoreError::Corrupt(format!(
+                "schema version {version} is newer than this grantor's {SCHEMA_VERSION}"
+            )));
+        }
+        tx.batch_execute(SCHEMA).await?;
+        tx.batch_execute(queues::SCHEMA).await?;
+        tx.execute(
+            "INSERT INTO tenure_schema (version) VALUES ($1)
+             ON CONFLICT (singleton) DO UPDATE SET version = EXCLUDED.version",
+            &[&SCHEMA_VERSION],
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn client(&self) -> Result<Object, StoreError> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Runs `op` in a READ COMMITTED transaction and commits it, running it again (a bounded
+    /// number of times) after a serialization failure or deadlock. An error from `op` rolls the
+    /// transaction back.
+    async fn transact<T, F>(&self, mut op: F) -> Result<T, StoreError>
+    where
+        T: Send,
+        F: for<'a> FnMut(&'a Transaction<'a>) -> TxFuture<'a, T> + Send,
+    {
+        let mut attempt = 1;
+        loop {
+            let mut client = self.client().await?;
+            let result = async {
+                let tx = client
+                    .build_transaction()
+                    .isolation_level(IsolationLevel::ReadCommitted)
+                    .start()
+                    .await?;
+                let value = op(&tx).await?;
+                tx.commit().await?;
+                Ok(value)
+            }
+            .await;
+            match result {
+                Err(e) if is_retryable(&e) && attempt < MAX_TRANSACTION_ATTEMPTS => {
+                    tracing::debug!(attempt, error = %e, "transaction conflict; trying again");
+                    // Step aside a little longer each time, so the conflicting transaction can
+                    // finish before this one runs again.
+                    tokio::time::sleep(Duration::from_millis(5 << attempt)).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Checks that the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.client().await?.execute("SELECT 1", &[]).await?;
+        Ok(())
+    }
+
+    /// The design's grant: succeeds when the resource is free, expired, or held by the same
+    /// holder, and then always increments the token.
+    pub async fn grant(&self, req: &GrantRequest) -> Result<GrantReply, StoreError> {
+        let request = format!("grant:{}", to_json(req)?);
+        let duration_ms = self.limits.clamp(req.duration_ms);
+        let reply = self
+            .transact(|tx| Box::pin(grant_in(tx, req.clone(), request.clone(), duration_ms)))
+            .await?;
+        if let Some(token) = reply.token {
+            tracing::info!(
+                resource = %req.resource,
+                holder = %req.holder,
+                token = token.get(),
+                duration_ms,
+                "granted"
+            );
+        }
+        Ok(reply)
+    }
+
+    /// Renews a live grant to the full duration from now, keeping its token.
+    pub async fn renew(&self, req: &RenewRequest) -> Result<RenewReply, StoreError> {
+        let request = format!("renew:{}", to_json(req)?);
+        let duration_ms = self.limits.clamp(req.duration_ms);
+        let reply = self
+            .transact(|tx| Box::pin(renew_in(tx, req.clone(), request.clone(), duration_ms)))
+            .await?;
+        if let Some(reason) = reply.reason {
+            tracing::info!(
+                resource = %req.resource,
+                holder = %req.holder,
+                token = req.token.get(),
+                reason = reason.as_str(),
+                "renewal refused"
+            );
+        }
+        Ok(reply)
+    }
+
+    /// Ends the grant identified by holder and token, if it is live.
+    pub async fn release(&self, req: &ReleaseRequest) -> Result<ReleaseReply, StoreError> {
+        let released = self
+            .transact(|tx| Box::pin(release_in(tx, req.clone())))
+            .await?;
+        if released {
+            tracing::info!(
+                resource = %req.resource,
+                holder = %req.holder,
+                token = req.token.get(),
+                "released"
+            );
+        }
+        Ok(ReleaseReply { released })
+    }
+
+    /// Ends the live grant of `resource` whoever holds it. Returns whether a live grant ended.
+    /// The token counter is kept, so the next grant gets a larger token.
+    pub async fn revoke(&self, resource: &str) -> Result<bool, StoreError> {
+        let revoked = self
+            .transact(|tx| Box::pin(revoke_in(tx, resource.to_owned())))
+            .await?;
+        if revoked {
+            tracing::info!(resource, "revoked");
+        }
+        Ok(revoked)
+    }
+
+    /// Who holds `resource` now, by the database clock.
+    pub async fn status(&self, resource: &str) -> Result<StatusReply, StoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {}, statement_timestamp() FROM lease_registry WHERE resource = $1",
+                LeaseRow::COLUMNS
+            ))
+            .await?;
+        let mut reply = StatusReply {
+            resource: resource.to_owned(),
+            holder: None,
+            token: None,
+            expires_in_ms: None,
+        };
+        if let Some(row) = client.query_opt(&statement, &[&resource]).await? {
+            let lease = LeaseRow::read(&row)?;
+            let now: SystemTime = row.try_get(6)?;
+            if let Some(left) = lease.live_for(now) {
+                reply.token = Some(token(lease.token)?);
+                reply.holder = lease.holder;
+                reply.expires_in_ms = Some(ceil_ms(left).max(1));
+            }
+        }
+        Ok(reply)
+    }
+
+    /// The design's fenced write: stores `payload` unless a larger token already wrote.
+    pub async fn fenced_write(
+        &self,
+        resource: &str,
+        payload: &str,
+        incoming: Token,
+    ) -> Result<FencedWriteReply, StoreError> {
+        self.transact(|tx| {
+            Box::pin(fenced_write_in(
+                tx,
+                resource.to_owned(),
+                payload.to_owned(),
+                incoming,
+            ))
+        })
+        .await
+    }
+
+    /// The latest accepted payload (as JSON text) of `resource`.
+    pub async fn fenced_read(&self, resource: &str) -> Result<FencedReadReply<String>, StoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached("SELECT payload, last_token FROM protected_state WHERE resource = $1")
+            .await?;
+        Ok(match client.query_opt(&statement, &[&resource]).await? {
+            Some(row) => FencedReadReply {
+                payload: Some(row.try_get(0)?),
+                last_token: Some(token(from_i64(row.try_get(1)?)?)?),
+            },
+            None => FencedReadReply {
+                payload: None,
+                last_token: None,
+            },
+        })
+    }
+}
+
+async fn grant_in(
+    tx: &Transaction<'_>,
+    req: GrantRequest,
+    request: String,
+    duration_ms: u64,
+) -> Result<GrantReply, StoreError> {
+    // The design updates an existing row; create it first, so the first grant has one to update
+    // and every grant of this resource queues for the same row lock.
+    execute(
+        tx,
+        "INSERT INTO lease_registry (resource) VALUES ($1) ON CONFLICT (resource) DO NOTHING",
+        &[&req.resource],
+    )
+    .await?;
+    let lease = lock_lease(tx, &req.resource)
+        .await?
+        .ok_or_else(|| StoreError::Corrupt(format!("no lease row for {}", req.resource)))?;
+    // Looked up under the row lock: a retry sent to another grantor process while the first
+    // attempt was in flight waits for it here, and then replays its outcome.
+    let key = OutcomeKey::new(&req.resource, &req.holder, &req.request_id);
+    if let Some(stored) = previous_outcome(tx, &key, &request).await? {
+        let now = database_now(tx).await?;
+        return Ok(replay::replayed_grant(
+            stored,
+            &req.holder,
+            lease.live_grant(now),
+        ));
+    }
+    let now = database_now(tx).await?;
+    let granted = query_opt(
+        tx,
+        GRANT,
+        &[&req.resource, &req.holder, &to_i64(duration_ms), &now],
+    )
+    .await?;
+    let reply = match granted {
+        Some(row) => GrantReply::granted(token(from_i64(row.try_get(0)?)?)?, duration_ms),
+        None => {
+            // The update's condition failed, so another holder's grant is live at `now`.
+            let holder = lease.holder.clone().ok_or_else(|| {
+                StoreError::Corrupt(format!("live grant of {} has no holder", req.resource))
+            })?;
+            let left = lease.live_for(now).unwrap_or_default();
+            GrantReply::denied(holder, ceil_ms(left).max(1))
+        }
+    };
+    record_outcome(tx, &key, &request, reply).await
+}
+
+async fn renew_in(
+    tx: &Transaction<'_>,
+    req: RenewRequest,
+    request: String,
+    duration_ms: u64,
+) -> Result<RenewReply, StoreError> {
+    let lease = lock_lease(tx, &req.resource).await?;
+    let key = OutcomeKey::new(&req.resource, &req.holder, &req.request_id);
+    if let Some(stored) = previous_outcome(tx, &key, &request).await? {
+        let now = database_now(tx).await?;
+        let live = lease.as_ref().and_then(|l| l.live_grant(now));
+        return Ok(replay::replayed_renewal(stored, &req.holder, live));
+    }
+    let now = database_now(tx).await?;
+    let asked = req.token.get();
+    let reply = match lease {
+        // No grant was ever made (a row is created only by a grant).
+        None => RenewReply::refused(RenewRefusal::Unknown),
+        Some(lease) if lease.state == "free" || asked > lease.token => {
+            RenewReply::refused(RenewRefusal::Unknown)
+        }
+        Some(lease) if asked < lease.token => {
+            let revoked = lease.revoked_token == Some(asked)
+                && lease.revoked_holder.as_deref() == Some(req.holder.as_str());
+            RenewReply::refused(if revoked {
+                RenewRefusal::Revoked
+            } else {
+                RenewRefusal::NotHolder
+            })
+        }
+        Some(lease) if lease.holder.as_deref() != Some(req.holder.as_str()) => {
+            RenewReply::refused(RenewRefusal::NotHolder)
+        }
+        Some(lease) => match lease.state.as_str() {
+            "held" if lease.live_for(now).is_some() => {
+                // From `now`, read after the lock: never earlier than a renewal that committed
+                // before this one, whose reply the holder may already have.
+                execute(
+                    tx,
+                    "UPDATE lease_registry
+                     SET duration_ms = $2::bigint,
+                         expires_at = $3::timestamptz + $2::bigint * INTERVAL '1 millisecond'
+                     WHERE resource = $1",
+                    &[&req.resource, &to_i64(duration_ms), &now],
+                )
+                .await?;
+                RenewReply::renewed(req.token, duration_ms)
+            }
+            "held" => RenewReply::refused(RenewRefusal::Expired),
+            "revoked" => RenewReply::refused(RenewRefusal::Revoked),
+            "released" => RenewReply::refused(RenewRefusal::Unknown),
+            other => return Err(StoreError::Corrupt(format!("lease state {other}"))),
+        },
+    };
+    record_outcome(tx, &key, &request, reply).await
+}
+
+async fn release_in(tx: &Transaction<'_>, req: ReleaseRequest) -> Result<bool, StoreError> {
+    let Some(lease) = lock_lease(tx, &req.resource).await? else {
+        return Ok(false);
+    };
+    let matches = lease.state == "held"
+        && lease.token == req.token.get()
+        && lease.holder.as_deref() == Some(req.holder.as_str());
+    // A grant that ran out stays as it is: it already reads as expired, and its holder did not
+    // give it back in time.
+    if !matches || lease.live_for(database_now(tx).await?).is_none() {
+        return Ok(false);
+    }
+    execute(
+        tx,
+        "UPDATE lease_registry SET state = 'released', expires_at = NULL WHERE resource = $1",
+        &[&req.resource],
+    )
+    .await?;
+    Ok(true)
+}
+
+async fn revoke_in(tx: &Transaction<'_>, resource: String) -> Result<bool, StoreError> {
+    let Some(lease) = lock_lease(tx, &resource).await? else {
+        return Ok(false);
+    };
+    if lease.live_for(database_now(tx).await?).is_none() {
+        return Ok(false);
+    }
+    execute(
+        tx,
+        "UPDATE lease_registry
+         SET state = 'revoked', expires_at = NULL, revoked_token = token,
+             revoked_holder = holder_id
+         WHERE resource = $1",
+        &[&resource],
+    )
+    .await?;
+    Ok(true)
+}
+
+async fn fenced_write_in(
+    tx: &Transaction<'_>,
+    resource: String,
+    payload: String,
+    incoming: Token,
+) -> Result<FencedWriteReply, StoreError> {
+    let incoming_i64 = to_i64(incoming.get());
+    let params: [&(dyn ToSql + Sync); 3] = [&resource, &payload, &incoming_i64];
+    let accepted = FencedWriteReply {
+        accepted: true,
+        last_token: incoming,
+    };
+    if query_opt(tx, FENCED_UPDATE, &params).await?.is_some() {
+        return Ok(accepted);
+    }
+    // No row, or a larger token: the first write creates the row. If another write created it
+    // meanwhile, the design's update decides again against that row, which this next statement
+    // sees.
+    let inserted = query_opt(
+        tx,
+        "INSERT INTO protected_state (resource, payload, last_token) VALUES ($1, $2, $3)
+         ON CONFLICT (resource) DO NOTHING
+         RETURNING last_token",
+        &params,
+    )
+    .await?;
+    if inserted.is_some() || query_opt(tx, FENCED_UPDATE, &params).await?.is_some() {
+        return Ok(accepted);
+    }
+    let last = query_opt(
+        tx,
+        "SELECT last_token FROM protected_state WHERE resource = $1",
+        &[&resource],
+    )
+    .await?
+    .ok_or_else(|| StoreError::Corrupt(format!("protected state of {resource} vanished")))?;
+    Ok(FencedWriteReply {
+        accepted: false,
+        last_token: token(from_i64(last.try_get(0)?)?)?,
+    })
+}
+
+/// Locks the lease row of `resource` until the transaction ends, and reads it.
+async fn lock_lease(tx: &Transaction<'_>, resource: &str) -> Result<Option<LeaseRow>, StoreError> {
+    let sql = format!(
+        "SELECT {} FROM lease_registry WHERE resource = $1 FOR UPDATE",
+        LeaseRow::COLUMNS
+    );
+    query_opt(tx, &sql, &[&resource])
+        .await?
+        .map(|row| LeaseRow::read(&row))
+        .transpose()
+}
+
+/// The database server's clock, read now. Called after the transaction's row lock is held, so
+/// it is later than the commit of every transaction that held the lock before.
+async fn database_now(tx: &Transaction<'_>) -> Result<SystemTime, StoreError> {
+    let row = query_opt(tx, "SELECT clock_timestamp()", &[])
+        .await?
+        .ok_or_else(|| StoreError::Corrupt("clock_timestamp() returned no row".into()))?;
+    Ok(row.try_get(0)?)
+}
+
+/// The idempotency key of a grant or renewal.
+struct OutcomeKey<'a> {
+    resource: &'a str,
+    holder: &'a str,
+    request_id: &'a str,
+}
+
+impl<'a> OutcomeKey<'a> {
+    fn new(resource: &'a str, holder: &'a str, request_id: &'a str) -> OutcomeKey<'a> {
+        OutcomeKey {
+            resource,
+            holder,
+            request_id,
+        }
+    }
+}
+
+/// The stored reply to an earlier request with the same key, if that request was identical.
+async fn previous_outcome<R: serde::de::DeserializeOwned>(
+    tx: &Transaction<'_>,
+    key: &OutcomeKey<'_>,
+    request: &str,
+) -> Result<Option<R>, StoreError> {
+    let stored = query_opt(
+        tx,
+        "SELECT request, reply FROM lease_outcomes
+         WHERE resource = $1 AND holder = $2 AND request_id = $3",
+        &[&key.resource, &key.holder, &key.request_id],
+    )
+    .await?;
+    let Some(row) = stored else {
+        return Ok(None);
+    };
+    let (first, reply): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+    if first != request {
+        return Err(StoreError::RequestIdReused);
+    }
+    serde_json::from_str(&reply)
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(format!("stored reply: {e}")))
+}
+
+/// Stores `reply` for retries, prunes the resource's oldest outcomes, and returns the reply that
+/// stands. That is `reply`, unless a concurrent identical request stored its own first: possible
+/// only for a resource with no lease row to lock, where both replies say the same.
+async fn record_outcome<R: serde::Serialize + serde::de::DeserializeOwned>(
+    tx: &Transaction<'_>,
+    key: &OutcomeKey<'_>,
+    request: &str,
+    reply: R,
+) -> Result<R, StoreError> {
+    let inserted = query_opt(
+        tx,
+        "INSERT INTO lease_outcomes (resource, holder, request_id, request, reply)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (resource, holder, request_id) DO NOTHING
+         RETURNING seq",
+        &[
+            &key.resource,
+            &key.holder,
+            &key.request_id,
+            &request,
+            &to_json(&reply)?,
+        ],
+    )
+    .await?;
+    if inserted.is_none() {
+        return previous_outcome(tx, key, request)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("an outcome conflicted but cannot be read".into()));
+    }
+    execute(
+        tx,
+        "DELETE FROM lease_outcomes WHERE resource = $1 AND seq <= (
+            SELECT seq FROM lease_outcomes WHERE resource = $1
+            ORDER BY seq DESC LIMIT 1 OFFSET $2
+         )",
+        &[&key.resource, &i64::from(OUTCOMES_KEPT_PER_RESOURCE)],
+    )
+    .await?;
+    Ok(reply)
+}
+
+/// Runs `sql` (prepared once per connection) and returns its first row, if any.
+async fn query_opt(
+    tx: &Transaction<'_>,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Option<Row>, StoreError> {
+    let statement = tx.prepare_cached(sql).await?;
+    Ok(tx.query_opt(&statement, params).await?)
+}
+
+/// Runs `sql` (prepared once per connection) and returns how many rows it changed.
+async fn execute(
+    tx: &Transaction<'_>,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<u64, StoreError> {
+    let statement = tx.prepare_cached(sql).await?;
+    Ok(tx.execute(&statement, params).await?)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
+}
