@@ -5,197 +5,29 @@
 // session. The fencing token is the key's `LockIndex`. Nothing is kept between calls that the
 // answer depends on: the key records which holder (and which attempt) locked it, so any instance
 // of the adapter can renew or release a grant another one made.
-//
-// This module also holds the plumbing the Kubernetes adapter shares (RestEndpoint, RecentGrants
-// and the argument checks): both speak a REST API with GET and PUT, which the POST-only
-// JsonEndpoint of fetch-json.js does not.
 
 import { LeaseError } from "./errors.js";
-import { checkedBaseUrl, grantorError, readLimited } from "./http-grantor.js";
-import { parseJson, statusFailure } from "./fetch-json.js";
+import {
+  MAX_DURATION_MS,
+  RecentCalls,
+  RestEndpoint,
+  attemptKey,
+  badArgument,
+  checkDurationMs,
+  checkHolder,
+  checkRequestId,
+  checkToken,
+  checkedCredential,
+  grantorError,
+  parseJson,
+  statusFailure,
+} from "./fetch-json.js";
 
 const perf = globalThis.performance;
-
-/** The longest duration a holder may ask for: the longest delay a JavaScript timer can wait. */
-const MAX_DURATION_MS = 2 ** 31 - 1;
 
 function configError(field, message) {
   return new LeaseError("ERR_LEASE_CONFIG", message, { field });
 }
-
-/** A call's argument the adapter refuses before sending anything: never a grant. */
-function badArgument(grantorCode, message) {
-  return grantorError("bad_request", message, { grantorCode });
-}
-
-/** Printable ASCII, as the tenure protocol requires of holders and request ids. */
-const PRINTABLE = /^[\x20-\x7e]+$/;
-
-/** `holder`: a non-empty printable ASCII string of at most 256 characters. */
-export function checkHolder(holder) {
-  if (typeof holder !== "string" || holder.length > 256 || !PRINTABLE.test(holder)) {
-    throw badArgument("bad_holder", "holder must be 1 to 256 printable ASCII characters");
-  }
-  return holder;
-}
-
-/** `requestId`: absent, or a non-empty printable ASCII string of at most 128 characters. */
-export function checkRequestId(requestId) {
-  if (requestId === undefined) return undefined;
-  if (typeof requestId !== "string" || requestId.length > 128 || !PRINTABLE.test(requestId)) {
-    throw badArgument("bad_request_id", "requestId must be 1 to 128 printable ASCII characters");
-  }
-  return requestId;
-}
-
-/** `durationMs`: an integer from 1 to 2^31 - 1. */
-export function checkDurationMs(durationMs) {
-  if (!Number.isSafeInteger(durationMs) || durationMs < 1 || durationMs > MAX_DURATION_MS) {
-    throw badArgument("bad_duration", `durationMs must be an integer from 1 to ${MAX_DURATION_MS}`);
-  }
-  return durationMs;
-}
-
-/** `token`: a positive safe integer. */
-export function checkToken(token) {
-  if (!Number.isSafeInteger(token) || token < 1) {
-    throw badArgument("bad_token", "token must be a positive safe integer");
-  }
-  return token;
-}
-
-/** A header value for a credential: a non-empty string a `Headers` object accepts. */
-export function checkedCredential(value, field) {
-  if (typeof value !== "string" || value === "" || /[\r\n\0]/.test(value) || value.trim() !== value) {
-    throw configError(field, `${field} must be a non-empty string without line breaks or outer spaces`);
-  }
-  return value;
-}
-
-/**
- * Internal: a REST API reached with `fetch`, for the Consul and Kubernetes adapters. Requests go
- * only to `baseUrl` plus a path the adapter builds from checked names, so the configured
- * credentials reach no other origin, and redirects are never followed for the same reason. Each
- * request has its own timeout and also stops when the caller's signal aborts; replies are read up
- * to a size cap.
- */
-export class RestEndpoint {
-  #baseUrl;
-  #headers;
-  #timeoutMs;
-  #credentials;
-  #fetch;
-  #maxReplyBytes;
-
-  /**
-   * @param {object} options `baseUrl`, `headers`, `timeoutMs` (default 10 000), `credentials`,
-   *   `fetch`, as for HttpGrantor
-   * @param {Record<string, string>} authHeaders sent with every request; lowercase names
-   * @param {number} maxReplyBytes a longer reply is a `malformed_reply`
-   */
-  constructor({ baseUrl, headers = {}, timeoutMs = 10_000, credentials, fetch }, authHeaders, maxReplyBytes) {
-    this.#baseUrl = checkedBaseUrl(baseUrl);
-    const url = new URL(this.#baseUrl);
-    if (url.search !== "" || url.hash !== "") {
-      throw configError("baseUrl", "baseUrl must not have a query or a fragment");
-    }
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw configError("timeoutMs", "timeoutMs must be a finite number above 0");
-    }
-    if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
-      throw configError("headers", "headers must be an object of header names to strings");
-    }
-    for (const [name, value] of Object.entries(headers)) {
-      if (typeof value !== "string") throw configError("headers", `header ${name} must be a string`);
-      // Two spellings of one header would both be sent, joined into one value.
-      if (Object.hasOwn(authHeaders, name.toLowerCase())) {
-        throw configError("headers", `header ${name} comes from token: give one or the other`);
-      }
-    }
-    // Called as a plain function: browsers throw "Illegal invocation" when fetch gets a `this`
-    // other than the global object.
-    const fetchFunction =
-      fetch ?? (typeof globalThis.fetch === "function" ? (u, init) => globalThis.fetch(u, init) : undefined);
-    if (typeof fetchFunction !== "function") throw configError("fetch", "no fetch function available");
-    this.#headers = { ...headers, ...authHeaders };
-    this.#timeoutMs = timeoutMs;
-    this.#credentials = credentials;
-    this.#fetch = fetchFunction;
-    this.#maxReplyBytes = maxReplyBytes;
-  }
-
-  /** The base URL, without a trailing slash. */
-  get baseUrl() {
-    return this.#baseUrl;
-  }
-
-  /**
-   * Sends `method` to `baseUrl + path`, with `json` (if given) as a JSON body. Resolves
-   * `{status, headers, text}` whatever the status; rejects with `ERR_GRANTOR` of kind
-   * `unreachable`, `timed_out` or (a reply over the cap) `malformed_reply`.
-   */
-  async request(method, path, { json, signal } = {}) {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const headers = { accept: "application/json", ...this.#headers };
-    const init = { method, headers, signal: combined, redirect: "manual" };
-    if (json !== undefined) {
-      headers["content-type"] = "application/json";
-      init.body = JSON.stringify(json);
-    }
-    // Some runtimes (workerd) reject the option outright, so only pass it when asked for.
-    if (this.#credentials !== undefined) init.credentials = this.#credentials;
-    const what = `${method} ${path}`;
-    try {
-      const fetchFunction = this.#fetch;
-      const response = await fetchFunction(this.#baseUrl + path, init);
-      const text = await readLimited(response, this.#maxReplyBytes);
-      return { status: response.status, headers: response.headers, text };
-    } catch (error) {
-      if (error instanceof LeaseError) throw error;
-      const kind = timeout.aborted && !signal?.aborted ? "timed_out" : "unreachable";
-      throw grantorError(kind, `${what}: ${error?.message ?? error}`, { cause: error });
-    }
-  }
-}
-
-/** How many recent grants and renewals an adapter remembers for answering retries. */
-const REMEMBERED_CALLS = 1024;
-
-/**
- * Internal: the durations of recent successful grants and renewals, keyed by attempt (holder,
- * resource, requestId), and when each call started. A retry of an attempt (same `requestId`) is
- * answered with what the original has left, counted from when the original call started, which
- * is before the grantor started its lease: a holder that measures from the retry must not be
- * promised more than the original grant had.
- */
-export class RecentGrants {
-  #calls = new Map();
-
-  /** Records that the attempt `key`, which started at `startedAt` (`performance.now()`), got `durationMs`. */
-  remember(key, startedAt, durationMs) {
-    this.#calls.delete(key);
-    this.#calls.set(key, { startedAt, durationMs });
-    if (this.#calls.size > REMEMBERED_CALLS) {
-      this.#calls.delete(this.#calls.keys().next().value);
-    }
-  }
-
-  /** Whole milliseconds the remembered attempt `key` has left, or undefined when unknown or spent. */
-  remainingMs(key) {
-    const call = this.#calls.get(key);
-    if (call === undefined) return undefined;
-    const left = Math.floor(call.durationMs - (perf.now() - call.startedAt));
-    return left >= 1 ? left : undefined;
-  }
-}
-
-/** The attempt key for RecentGrants. */
-export function attemptKey(kind, resource, holder, requestId, token = 0) {
-  return requestId === undefined ? undefined : JSON.stringify([kind, resource, holder, requestId, token]);
-}
-
-// --- Consul ---
 
 /** Consul's session TTL bounds: the server's default `session_ttl_min`, and `SessionTTLMax`. */
 const MIN_TTL_S = 10;
@@ -306,7 +138,7 @@ export class ConsulGrantor {
   #http;
   #keyPrefix;
   #lockDelay;
-  #recent = new RecentGrants();
+  #recent = new RecentCalls();
 
   /**
    * @param {object} options `baseUrl` (the agent, e.g. `"http://127.0.0.1:8500"`), `token` (ACL

@@ -10,7 +10,7 @@
 // `malformed_reply`, never a grant.
 
 import { LeaseError } from "./errors.js";
-import { JsonEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
+import { RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -194,7 +194,7 @@ export class EtcdGrantor {
       // The gateway wants the token itself: with a "Bearer " prefix etcd answers 401.
       allHeaders = { ...headers, authorization: token };
     }
-    this.#endpoint = new JsonEndpoint({ baseUrl, headers: allHeaders, timeoutMs, credentials, fetch });
+    this.#endpoint = new RestEndpoint({ baseUrl, headers: allHeaders, timeoutMs, credentials, fetch });
     this.#prefix = keyPrefix;
   }
 

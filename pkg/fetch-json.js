@@ -1,38 +1,102 @@
 // Internal plumbing shared by the grantor adapters that speak someone else's JSON API over fetch
-// (etcd, Redis over HTTP, ...): one POST with its own timeout combined with the caller's signal,
-// no redirects followed, a size-capped reply, and transport failures as typed, retryable
-// `ERR_GRANTOR` errors. What a reply means is each adapter's business.
+// (etcd, Redis over HTTP, Consul, Kubernetes): requests with their own timeout combined with the
+// caller's signal, no redirects followed, size-capped replies, transport failures as typed,
+// retryable `ERR_GRANTOR` errors, the checks every adapter makes of its arguments before sending
+// anything, and the memory of recent calls that answers retries. What a reply means is each
+// adapter's business.
 
 import { LeaseError } from "./errors.js";
 import { checkedBaseUrl, grantorError, readLimited, retryAfterMs } from "./http-grantor.js";
 
 export { grantorError };
 
+const perf = globalThis.performance;
+
 /** Replies larger than this are hostile or broken: the adapters' replies are a few hundred bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
+
+/** The longest duration a holder may ask for: the longest delay a JavaScript timer can wait. */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
 
 function configError(field, message) {
   return new LeaseError("ERR_LEASE_CONFIG", message, { field });
 }
 
+/** A call's argument the adapter refuses before sending anything: never a grant. */
+export function badArgument(grantorCode, message) {
+  return grantorError("bad_request", message, { grantorCode });
+}
+
+/** Printable ASCII, as the tenure protocol requires of holders and request ids. */
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+/** `holder`: a non-empty printable ASCII string of at most 256 characters. */
+export function checkHolder(holder) {
+  if (typeof holder !== "string" || holder.length > 256 || !PRINTABLE.test(holder)) {
+    throw badArgument("bad_holder", "holder must be 1 to 256 printable ASCII characters");
+  }
+  return holder;
+}
+
+/** `requestId`: absent, or a non-empty printable ASCII string of at most 128 characters. */
+export function checkRequestId(requestId) {
+  if (requestId === undefined) return undefined;
+  if (typeof requestId !== "string" || requestId.length > 128 || !PRINTABLE.test(requestId)) {
+    throw badArgument("bad_request_id", "requestId must be 1 to 128 printable ASCII characters");
+  }
+  return requestId;
+}
+
+/** `durationMs`: an integer from 1 to 2^31 - 1. */
+export function checkDurationMs(durationMs) {
+  if (!Number.isSafeInteger(durationMs) || durationMs < 1 || durationMs > MAX_DURATION_MS) {
+    throw badArgument("bad_duration", `durationMs must be an integer from 1 to ${MAX_DURATION_MS}`);
+  }
+  return durationMs;
+}
+
+/** `token`: a positive safe integer. */
+export function checkToken(token) {
+  if (!Number.isSafeInteger(token) || token < 1) {
+    throw badArgument("bad_token", "token must be a positive safe integer");
+  }
+  return token;
+}
+
+/** A header value for a credential: a non-empty string a `Headers` object accepts. */
+export function checkedCredential(value, field) {
+  if (typeof value !== "string" || value === "" || /[\r\n\0]/.test(value) || value.trim() !== value) {
+    throw configError(field, `${field} must be a non-empty string without line breaks or outer spaces`);
+  }
+  return value;
+}
+
 /**
- * A JSON-over-HTTP endpoint reached with `fetch`. Every request goes to `baseUrl` + a fixed path
- * chosen by the adapter, so configured headers (credentials) reach no other origin; redirects
- * are never followed for the same reason.
+ * Internal: a JSON-over-HTTP API reached with `fetch`. Requests go
+ * only to `baseUrl` plus a path the adapter builds from checked names, so the configured
+ * credentials reach no other origin, and redirects are never followed for the same reason. Each
+ * request has its own timeout and also stops when the caller's signal aborts; replies are read up
+ * to a size cap.
  */
-export class JsonEndpoint {
+export class RestEndpoint {
   #baseUrl;
   #headers;
   #timeoutMs;
   #credentials;
   #fetch;
+  #maxReplyBytes;
 
   /**
-   * @param {object} options `baseUrl` (http or https, no credentials, query or fragment),
-   *   `headers` (sent with every request), `timeoutMs` (each request's own timeout, default
-   *   10 000), `credentials` (fetch's, only passed when given), `fetch` (instead of the global)
+   * @param {object} options `baseUrl`, `headers`, `timeoutMs` (default 10 000), `credentials`,
+   *   `fetch`, as for HttpGrantor
+   * @param {Record<string, string>} authHeaders sent with every request; lowercase names
+   * @param {number} maxReplyBytes a longer reply is a `malformed_reply`
    */
-  constructor({ baseUrl, headers = {}, timeoutMs = 10_000, credentials, fetch } = {}) {
+  constructor(
+    { baseUrl, headers = {}, timeoutMs = 10_000, credentials, fetch } = {},
+    authHeaders = {},
+    maxReplyBytes = MAX_REPLY_BYTES,
+  ) {
     this.#baseUrl = checkedBaseUrl(baseUrl);
     const url = new URL(this.#baseUrl);
     if (url.search !== "" || url.hash !== "") {
@@ -45,21 +109,22 @@ export class JsonEndpoint {
       throw configError("headers", "headers must be an object of header names to strings");
     }
     for (const [name, value] of Object.entries(headers)) {
-      if (typeof value !== "string") {
-        throw configError("headers", `header ${name} must be a string`);
+      if (typeof value !== "string") throw configError("headers", `header ${name} must be a string`);
+      // Two spellings of one header would both be sent, joined into one value.
+      if (Object.hasOwn(authHeaders, name.toLowerCase())) {
+        throw configError("headers", `header ${name} comes from token: give one or the other`);
       }
     }
     // Called as a plain function: browsers throw "Illegal invocation" when fetch gets a `this`
     // other than the global object.
     const fetchFunction =
       fetch ?? (typeof globalThis.fetch === "function" ? (u, init) => globalThis.fetch(u, init) : undefined);
-    if (typeof fetchFunction !== "function") {
-      throw configError("fetch", "no fetch function available");
-    }
-    this.#headers = { ...headers };
+    if (typeof fetchFunction !== "function") throw configError("fetch", "no fetch function available");
+    this.#headers = { ...headers, ...authHeaders };
     this.#timeoutMs = timeoutMs;
     this.#credentials = credentials;
     this.#fetch = fetchFunction;
+    this.#maxReplyBytes = maxReplyBytes;
   }
 
   /** The base URL, without a trailing slash. */
@@ -68,32 +133,37 @@ export class JsonEndpoint {
   }
 
   /**
-   * POSTs `body` as JSON to `baseUrl + path`. Resolves `{status, headers, text}` whatever the
-   * status; rejects with `ERR_GRANTOR` of kind `unreachable`, `timed_out` or (a reply over
-   * 64 KiB) `malformed_reply`.
+   * Sends `method` to `baseUrl + path`, with `json` (if given) as a JSON body. Resolves
+   * `{status, headers, text}` whatever the status; rejects with `ERR_GRANTOR` of kind
+   * `unreachable`, `timed_out` or (a reply over the cap) `malformed_reply`.
    */
-  async post(path, body, signal) {
+  async request(method, path, { json, signal } = {}) {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const init = {
-      method: "POST",
-      headers: { "content-type": "application/json", ...this.#headers },
-      body: JSON.stringify(body),
-      signal: combined,
-      redirect: "manual",
-    };
+    const headers = { accept: "application/json", ...this.#headers };
+    const init = { method, headers, signal: combined, redirect: "manual" };
+    if (json !== undefined) {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(json);
+    }
     // Some runtimes (workerd) reject the option outright, so only pass it when asked for.
     if (this.#credentials !== undefined) init.credentials = this.#credentials;
+    const what = `${method} ${path || "/"}`;
     try {
       const fetchFunction = this.#fetch;
       const response = await fetchFunction(this.#baseUrl + path, init);
-      const text = await readLimited(response, MAX_REPLY_BYTES);
+      const text = await readLimited(response, this.#maxReplyBytes);
       return { status: response.status, headers: response.headers, text };
     } catch (error) {
       if (error instanceof LeaseError) throw error;
       const kind = timeout.aborted && !signal?.aborted ? "timed_out" : "unreachable";
-      throw grantorError(kind, `${path || "/"}: ${error?.message ?? error}`, { cause: error });
+      throw grantorError(kind, `${what}: ${error?.message ?? error}`, { cause: error });
     }
+  }
+
+  /** POSTs `body` as JSON to `baseUrl + path`; resolves and rejects as `request`. */
+  post(path, body, signal) {
+    return this.request("POST", path, { json: body, signal });
   }
 }
 
@@ -122,33 +192,52 @@ export function statusFailure(what, { status, headers }, { grantorCode, message,
   return grantorError("bad_request", `${what}: ${status}${detail || " refused"}`, extra);
 }
 
-/** How many recent renewals an adapter remembers, to answer retries of them. */
+/** How many recent grants and renewals an adapter remembers for answering retries. */
 const REMEMBERED_CALLS = 1024;
 
 /**
- * Recent successful calls, keyed by attempt (an adapter's key built from the `requestId`), with
- * when each started and the duration it promised. A retried attempt is carried out again, so it
- * still finds out whether the grant exists, but it is answered like the original, as the
- * reference grantor replays a stored reply: it promises no more than the original has left.
+ * Internal: the durations of recent successful grants and renewals, keyed by attempt (holder,
+ * resource, requestId), and when each call started. A retry of an attempt (same `requestId`) is
+ * answered with what the original has left, counted from when the original call started, which
+ * is before the grantor started its lease: a holder that measures from the retry must not be
+ * promised more than the original grant had. (The reference grantor does the same with its
+ * stored replies.)
  */
 export class RecentCalls {
   #calls = new Map();
 
-  /**
-   * The duration a reply to attempt `key` (started at `startedAt`, a `performance.now()`
-   * reading) may promise, given the grantor now promised `durationMs`: no more than the
-   * original has left, in whole ms. An attempt not seen before, or whose original promise has
-   * run out, stands on its own: it promises `durationMs`, and is remembered.
-   */
-  promise(key, startedAt, durationMs) {
-    const original = this.#calls.get(key);
-    if (original !== undefined) {
-      const left = Math.floor(original.durationMs - (performance.now() - original.startedAt));
-      if (left >= 1) return Math.min(durationMs, left);
-    }
+  /** Records that the attempt `key`, which started at `startedAt` (`performance.now()`), got `durationMs`. */
+  remember(key, startedAt, durationMs) {
     this.#calls.delete(key);
     this.#calls.set(key, { startedAt, durationMs });
-    if (this.#calls.size > REMEMBERED_CALLS) this.#calls.delete(this.#calls.keys().next().value);
+    if (this.#calls.size > REMEMBERED_CALLS) {
+      this.#calls.delete(this.#calls.keys().next().value);
+    }
+  }
+
+  /** Whole milliseconds the remembered attempt `key` has left, or undefined when unknown or spent. */
+  remainingMs(key) {
+    const call = this.#calls.get(key);
+    if (call === undefined) return undefined;
+    const left = Math.floor(call.durationMs - (perf.now() - call.startedAt));
+    return left >= 1 ? left : undefined;
+  }
+
+  /**
+   * For an attempt carried out again on a retry: the duration its reply may promise, given the
+   * grantor now promised `durationMs` — no more than the original has left. An attempt not seen
+   * before, or whose original promise has run out, stands on its own: it promises `durationMs`
+   * and is remembered as starting at `startedAt`.
+   */
+  promise(key, startedAt, durationMs) {
+    const left = this.remainingMs(key);
+    if (left !== undefined) return Math.min(durationMs, left);
+    this.remember(key, startedAt, durationMs);
     return durationMs;
   }
+}
+
+/** The attempt key for RecentCalls: undefined for a call without a `requestId`. */
+export function attemptKey(kind, resource, holder, requestId, token = 0) {
+  return requestId === undefined ? undefined : JSON.stringify([kind, resource, holder, requestId, token]);
 }

@@ -3,10 +3,8 @@
 // on `metadata.resourceVersion`, and another holder's lease is judged expired on this process's
 // own monotonic clock, never by comparing `renewTime` with the local wall clock.
 
-import { grantorError } from "./http-grantor.js";
-import { parseJson, statusFailure } from "./fetch-json.js";
 import {
-  RecentGrants,
+  RecentCalls,
   RestEndpoint,
   attemptKey,
   checkDurationMs,
@@ -14,7 +12,10 @@ import {
   checkRequestId,
   checkToken,
   checkedCredential,
-} from "./consul-grantor.js";
+  grantorError,
+  parseJson,
+  statusFailure,
+} from "./fetch-json.js";
 import { LeaseError } from "./errors.js";
 
 const perf = globalThis.performance;
@@ -81,7 +82,7 @@ function isCount(value, min) {
 export class KubernetesLeaseGrantor {
   #http;
   #namespace;
-  #recent = new RecentGrants();
+  #recent = new RecentCalls();
   // name -> {version, observedAt}: when this process first saw the Lease's current version.
   #observed = new Map();
 

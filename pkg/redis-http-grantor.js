@@ -9,10 +9,8 @@
 // these keys), and a replica promoted after an asynchronous failover may have lost recent grants.
 
 import { LeaseError } from "./errors.js";
-import { JsonEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
+import { MAX_DURATION_MS, RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
 
-/** Longest duration asked of Redis: the longest delay a JavaScript timer can wait. */
-const MAX_DURATION_MS = 2 ** 31 - 1;
 const MAX_NAME_LENGTH = 1024;
 
 // Grant. KEYS[1] the lock, KEYS[2] its fence counter; ARGV[1] the holder, ARGV[2] the duration
@@ -132,7 +130,7 @@ export class RedisHttpGrantor {
       }
       allHeaders = { ...headers, authorization: `Bearer ${token}` };
     }
-    this.#endpoint = new JsonEndpoint({ baseUrl, headers: allHeaders, timeoutMs, credentials, fetch });
+    this.#endpoint = new RestEndpoint({ baseUrl, headers: allHeaders, timeoutMs, credentials, fetch });
     this.#prefix = keyPrefix;
   }
 
