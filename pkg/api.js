@@ -1,7 +1,7 @@
 // The public API: the design's Lease and LeaseHolder, backed by the WebAssembly core.
 //
-// This layer reads the clocks (so the hot path is a single call into WebAssembly with two
-// numbers), turns core events into promises, AbortSignals and callbacks, and re-checks deadlines
+// This layer reads the clocks (so the hot path is at most one call into WebAssembly with two
+// numbers, and none while the core's published safe window covers the reading), turns core events into promises, AbortSignals and callbacks, and re-checks deadlines
 // when the page or process may have slept. The decisions are all made in the core.
 
 import { HolderCore, LeaseCore } from "./glue/tenure.js";
@@ -19,6 +19,10 @@ function construct(make) {
 
 const VIEW = Symbol("tenure.view");
 
+// A reading in integer microseconds, rounded exactly as the core rounds it (`Now::from_ms`), so
+// both sides compare the same numbers.
+const micros = (ms) => Math.floor(ms * 1000 + 0.5);
+
 /**
  * A time-bounded grant as the holder sees it (the design's `Lease`).
  *
@@ -28,6 +32,13 @@ const VIEW = Symbol("tenure.view");
  */
 export class Lease {
   #core;
+  // The core's safe window, five numbers in its memory: [monoFrom, safeUntil, offsetMin,
+  // offsetMax, expiresAt], µs. The core publishes it after every step; for a reading inside it the
+  // core's answer is already known, so the hot path needs no call into WebAssembly. Writing the
+  // reading into the first slot is exactly what the core would record for it. Any other reading
+  // (NaN, negative, a clock that went back or ran ahead, the margin reached, nothing held) goes
+  // to the core. Empty (detached) after the memory grows: every comparison then fails.
+  #window;
   #durationMs;
   #safetyMarginMs;
 
@@ -37,6 +48,7 @@ export class Lease {
     } else {
       this.#core = construct(() => new LeaseCore(durationMs, safetyMarginMs));
     }
+    this.#window = this.#core.window;
     this.#durationMs = durationMs;
     this.#safetyMarginMs = safetyMarginMs;
   }
@@ -91,12 +103,34 @@ export class Lease {
 
   /** Milliseconds left before the grantor may reclaim; 0 when not granted. */
   remainingMs() {
-    return this.#core.remainingMsAt(perf.now(), Date.now());
+    const monoMs = perf.now();
+    const wallMs = Date.now();
+    const window = this.#window;
+    const mono = micros(monoMs);
+    const offset = micros(wallMs) - mono;
+    if (mono >= window[0] && mono < window[1] && offset >= window[2] && offset <= window[3]) {
+      window[0] = mono;
+      return (window[4] - mono) / 1000;
+    }
+    const remainingMs = this.#core.remainingMsAt(monoMs, wallMs);
+    if (window.length === 0) this.#window = this.#core.window;
+    return remainingMs;
   }
 
   /** Whether more than the safety margin remains. Check it before acting on the lease. */
   isSafelyHeld() {
-    return this.#core.isSafelyHeldAt(perf.now(), Date.now());
+    const monoMs = perf.now();
+    const wallMs = Date.now();
+    const window = this.#window;
+    const mono = micros(monoMs);
+    const offset = micros(wallMs) - mono;
+    if (mono >= window[0] && mono < window[1] && offset >= window[2] && offset <= window[3]) {
+      window[0] = mono;
+      return true;
+    }
+    const safe = this.#core.isSafelyHeldAt(monoMs, wallMs);
+    if (window.length === 0) this.#window = this.#core.window;
+    return safe;
   }
 
   /** Throws `LeaseExpiredError` unless the lease is safely held. */

@@ -6,6 +6,7 @@
 // adapter's business.
 
 import { LeaseError } from "./errors.js";
+import { parseReplyJson } from "./strict-json.js";
 import { checkedBaseUrl, grantorError, readLimited, retryAfterMs } from "./http-grantor.js";
 
 export { grantorError };
@@ -170,7 +171,7 @@ export class RestEndpoint {
 /** Parses a reply's JSON text; anything else is a `malformed_reply`. */
 export function parseJson(what, text, status) {
   try {
-    return JSON.parse(text);
+    return parseReplyJson(text);
   } catch (error) {
     throw grantorError("malformed_reply", `${what}: reply is not JSON`, { status, cause: error });
   }

@@ -330,7 +330,13 @@ export function adviseDuration(stats: HolderStats, config: AdviseConfig): Durati
 export interface HttpGrantorOptions {
   /** The grantor's base URL, e.g. `"http://127.0.0.1:8040"`; paths `/v1/...` are appended. */
   baseUrl: string;
-  /** Extra request headers, e.g. `{authorization: "Bearer <admin key>"}` for `revoke`. */
+  /**
+   * The grantor's API key, sent as `Authorization: Bearer <apiKey>` to `baseUrl`'s origin only
+   * (redirects are never followed). Printable ASCII without spaces; not together with an
+   * `authorization` header.
+   */
+  apiKey?: string;
+  /** Extra request headers. */
   headers?: Record<string, string>;
   /** Each request's own timeout (default 10 000 ms); the holder's signal may end it sooner. */
   timeoutMs?: number;
@@ -338,7 +344,52 @@ export interface HttpGrantorOptions {
   credentials?: "omit" | "same-origin" | "include";
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
+  /**
+   * Renew through `POST /v1/renew/batch`: renewals from every holder using this HttpGrantor wait
+   * in one queue and go out together, each still answered on its own. `true` for the defaults.
+   * A grantor without the batch route (`501`, `404 not_found`) is then renewed one by one.
+   */
+  batchRenewals?: boolean | BatchRenewalsOptions;
 }
+
+/** Options of {@link HttpGrantorOptions.batchRenewals}. */
+export interface BatchRenewalsOptions {
+  /**
+   * The longest a renewal waits for others to join its batch, in ms (0 to 2^31 − 1). Default: a
+   * sixth of that renewal's `durationMs`, which leaves half of the attempt's time for the round
+   * trip for holders with the default `renewIntervalMs` and `requestTimeoutMs` and a `marginMs` of
+   * at most a third of `leaseMs`; otherwise use {@link HttpGrantor.batchDelayMs}. The earliest
+   * deadline among queued renewals decides when a batch goes out, and it carries them all. A
+   * lease whose latest attempt failed is renewed at once.
+   */
+  maxDelayMs?: number;
+  /** The most renewals per request, 1 to 10,000 (the default); a full queue goes out at once. */
+  maxBatch?: number;
+}
+
+/** The settings of a holder that {@link HttpGrantor.batchDelayMs} needs: those of its config. */
+export interface BatchTiming {
+  leaseMs: number;
+  marginMs: number;
+  /** Default `leaseMs / 3`, as for a LeaseHolder. */
+  renewIntervalMs?: number;
+  /** Default `renewIntervalMs`, as for a LeaseHolder. */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * A grant's secret, for a caller that keeps it itself. {@link HttpGrantor} remembers the secret of
+ * every grant it received and sends it on its own; pass it when another HttpGrantor made the grant.
+ */
+export interface LeaseSecretOption {
+  /** The `leaseSecret` of the grant's reply. */
+  leaseSecret?: string;
+}
+
+/** A grant reply from the reference grantor: a grant carries its `leaseSecret`. */
+export type HttpGrantReply =
+  | { granted: true; token: number; durationMs?: number; leaseSecret?: string }
+  | { granted: false; holder?: string; expiresInMs?: number };
 
 /** What {@link HttpGrantor.status} returns. */
 export interface LeaseStatus {
@@ -353,31 +404,58 @@ export interface LeaseStatus {
 
 /**
  * The tenure grantor protocol (`/v1`, JSON over HTTP) over `fetch`. Failed calls reject with a
- * {@link LeaseError} of code `ERR_GRANTOR` whose `kind` is `unreachable`, `timed_out`,
- * `server_error` (5xx), `rate_limited` (429, with `retryAfterMs`), `bad_request` (other 4xx) or
+ * {@link LeaseError} of code `ERR_GRANTOR` whose `kind` is `unreachable`, `timed_out` (also a
+ * 408), `server_error` (5xx), `rate_limited` (429, with `retryAfterMs`), `bad_request` (other 4xx,
+ * such as `grantorCode` `unauthorized`, `forbidden_namespace` or `bad_lease_secret`) or
  * `malformed_reply`; the holder retries these within its budget.
+ *
+ * Each grant's `leaseSecret` (and each claim's `claimSecret`) is remembered, for the newest 65,536
+ * grants and claims (a renewal keeps its grant's among the newest), and sent with the calls about
+ * that grant or claim: use one HttpGrantor for a lease's whole life, or pass the secret explicitly.
+ *
+ * With `batchRenewals`, `renew` calls from all holders wait in a shared queue and go out as one
+ * `POST /v1/renew/batch`; see {@link BatchRenewalsOptions}. A batch element's own error rejects
+ * that renewal alone (`bad_request` with its `grantorCode`, no `status`); a failed batch rejects
+ * every renewal in it.
  */
 export class HttpGrantor implements Grantor {
-  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `timeoutMs` or missing `fetch` */
+  /**
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `timeoutMs`, `batchRenewals`
+   * (field `batchRenewals`, `batchRenewals.maxDelayMs` or `batchRenewals.maxBatch`) or missing `fetch`
+   */
   constructor(options: HttpGrantorOptions);
+  /**
+   * The longest `batchRenewals.maxDelayMs` that puts none of these holders at risk: half of the
+   * smallest `min(requestTimeoutMs, leaseMs - renewIntervalMs - marginMs)`, in whole ms. It is at
+   * least `renewIntervalMs` (one batch per renew interval, however the leases' renewals are
+   * spread) when that budget is at least twice the interval.
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` naming a missing or bad setting
+   */
+  static batchDelayMs(configs: BatchTiming | BatchTiming[]): number;
   /** The base URL without a trailing slash. */
   readonly baseUrl: string;
-  /** `POST /v1/grant`. */
-  grant(args: GrantArgs): Promise<GrantReply>;
-  /** `POST /v1/renew`. */
-  renew(args: RenewArgs): Promise<RenewReply>;
+  /**
+   * `POST /v1/grant`. A same-holder re-grant of a live lease sends that grant's secret (the
+   * remembered one, or `leaseSecret`); without it the grantor denies it like another holder's.
+   */
+  grant(args: GrantArgs & LeaseSecretOption): Promise<HttpGrantReply>;
+  /**
+   * `POST /v1/renew`, with the grant's secret; with `batchRenewals`, one element of the next
+   * batch, answered the same way. Its `signal` aborting while it waits takes it out of the batch.
+   */
+  renew(args: RenewArgs & LeaseSecretOption): Promise<RenewReply>;
   /** `POST /v1/release`: `released` is false when `token` is no longer the current grant. */
-  release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  release(args: ReleaseArgs & LeaseSecretOption): Promise<{ released: boolean }>;
   /** Who holds `resource`, by the grantor's clock. */
   status(resource: string, options?: { signal?: AbortSignal }): Promise<LeaseStatus>;
-  /** Ends the current grant whoever holds it (admin only). */
+  /** Ends the current grant whoever holds it (an admin `apiKey`, or loopback without keys). */
   revoke(resource: string, options?: { signal?: AbortSignal }): Promise<{ revoked: boolean }>;
   /** Writes to the grantor's fenced resource: accepted only if no larger token wrote first. */
   fencedWrite(
     resource: string,
     payload: unknown,
     token: number,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal } & LeaseSecretOption,
   ): Promise<{ accepted: boolean; lastToken: number }>;
   /** Reads the grantor's fenced resource. */
   fencedRead(
@@ -710,7 +788,7 @@ export interface ClaimArgs {
 
 /** A claim reply: an item with its claim token and granted duration, or nothing claimable. */
 export type ClaimReply =
-  | { claimed: true; item: WorkItem; token: number; claimMs: number }
+  | { claimed: true; item: WorkItem; token: number; claimMs: number; claimSecret?: string }
   | { claimed: false };
 
 /** The fields that identify one claim of one item. */
@@ -719,6 +797,8 @@ export interface ClaimIdentity {
   itemId: number;
   worker: string;
   token: number;
+  /** The claim reply's `claimSecret`; by default the one this HttpGrantor remembers. */
+  claimSecret?: string;
   signal?: AbortSignal;
 }
 

@@ -135,6 +135,26 @@ async function browserId() {
   }, { oneShot: true });
 }
 
+// Global mode's lease secret: the grantor binds each grant to a secret that renewals, releases and
+// same-holder re-grants must present. The browser's tabs share one holder id, so they share the
+// newest grant's secret too, next to that id; a successor tab then re-grants at once instead of
+// waiting the old grant out. (Scripts of this origin could read it, as they can the holder id:
+// the tabs of one origin are one holder toward the grantor.)
+const secretKey = (resource) => `leaseSecret:${resource}`;
+
+async function sharedSecret(resource) {
+  return transact([META], "readonly", (tx, done) => {
+    const get = tx.objectStore(META).get(secretKey(resource));
+    get.onsuccess = () => done(typeof get.result === "string" ? get.result : undefined);
+  }, { oneShot: true }).catch(() => undefined);
+}
+
+async function shareSecret(resource, secret) {
+  await transact([META], "readwrite", (tx) => {
+    tx.objectStore(META).put(secret, secretKey(resource));
+  }, { oneShot: true }).catch(() => {});
+}
+
 // The election log of a name: entries at keys [name, seq], seq = 1, 2, 3, ... with values
 // `{holder, epoch, kind, leaseMs, locks}`, kind being "grant", "beat" or "release". The newest
 // entry says who holds the role, with which epoch, and whether it is alive. Every write is an
@@ -759,7 +779,14 @@ export class TabEngine {
         const holderId = config.holderId ?? (await browserId());
         const grantor = this.#globalGrantor;
         const wrapped = {
-          grant: (args) => grantor.grant(args),
+          grant: async (args) => {
+            const leaseSecret = args.leaseSecret ?? (await sharedSecret(args.resource));
+            const reply = await grantor.grant(leaseSecret === undefined ? args : { ...args, leaseSecret });
+            if (reply?.granted === true && typeof reply.leaseSecret === "string") {
+              await shareSecret(args.resource, reply.leaseSecret);
+            }
+            return reply;
+          },
           renew: async (args) => {
             const sentAt = stamp();
             const reply = await grantor.renew(args);

@@ -123,6 +123,13 @@ pub struct GrantRequest {
     pub duration_ms: u64,
     /// Identifies this attempt; a retry with the same id returns the original outcome.
     pub request_id: String,
+    /// The secret of this holder's live grant, if it holds one: a holder re-granting its own live
+    /// lease must prove it received that grant, or it is denied like any other holder.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub lease_secret: Option<String>,
 }
 
 /// Reply to [`GrantRequest`]. `granted: true` carries `token` and `durationMs`; `granted: false`
@@ -209,6 +216,26 @@ impl GrantReply {
     }
 }
 
+/// A [`GrantReply`] with the grant's secret, as the reference grantor sends it. The secret binds
+/// the grant to whoever received it: renewing or releasing the grant, writing with its token, and
+/// re-granting it to the same holder all need it. It travels only in this reply (and in a replay
+/// of the same request), so another party that learns the holder's name and token cannot act as
+/// that holder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct GrantReplyWithSecret {
+    /// The reply itself; its fields appear at the top level.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub reply: GrantReply,
+    /// On a grant, the grant's secret; absent on a denial.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub lease_secret: Option<String>,
+}
+
 /// `POST /v1/renew`: extend a held lease.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -227,6 +254,12 @@ pub struct RenewRequest {
     pub duration_ms: u64,
     /// Identifies this attempt; a retry with the same id returns the original outcome.
     pub request_id: String,
+    /// The grant's secret, from the grant's reply: required to renew a live grant.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub lease_secret: Option<String>,
 }
 
 /// Why the grantor refused a renewal. Every reason is a definitive loss.
@@ -340,6 +373,43 @@ impl RenewReply {
     }
 }
 
+/// The most renewals one `POST /v1/renew/batch` may carry.
+pub const MAX_BATCH_RENEWALS: usize = 10_000;
+
+/// `POST /v1/renew/batch`: many renewals in one round trip. Each element is exactly a
+/// [`RenewRequest`], judged as if it had been sent alone; the grantor parses each on its own, so
+/// a malformed element gets its own error and the others are still renewed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct RenewBatchRequest {
+    /// 1 to [`MAX_BATCH_RENEWALS`] renewals, answered in this order.
+    pub renewals: Vec<RenewRequest>,
+}
+
+/// One element's outcome in a [`RenewBatchReply`]: what `POST /v1/renew` would have answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(untagged))]
+pub enum RenewBatchResult {
+    /// The renewal's reply: renewed, or refused with a reason.
+    Reply(RenewReply),
+    /// The error the renewal alone would have had, such as `bad_lease_secret`.
+    Error(ErrorReply),
+}
+
+/// Reply to [`RenewBatchRequest`]: one result per renewal, in the request's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct RenewBatchReply {
+    /// The outcome of each renewal.
+    pub results: Vec<RenewBatchResult>,
+}
+
 /// `POST /v1/release`: give a lease back early. Idempotent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -354,6 +424,12 @@ pub struct ReleaseRequest {
     pub holder: String,
     /// The token of the grant being released.
     pub token: Token,
+    /// The grant's secret, from the grant's reply: required to release a live grant.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub lease_secret: Option<String>,
 }
 
 /// Why a grant or renewal reply is not acceptable. The client counts it as a failed attempt.
@@ -466,6 +542,13 @@ pub struct FencedWriteRequest<P> {
     pub payload: P,
     /// The writer's fencing token.
     pub token: Token,
+    /// The secret of the grant with `token`, from the grant's reply: required for a write that
+    /// would be accepted.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub lease_secret: Option<String>,
 }
 
 /// Reply to [`FencedWriteRequest`].
@@ -654,6 +737,23 @@ pub struct ClaimReply<P> {
     pub claim_ms: Option<u64>,
 }
 
+/// A [`ClaimReply`] with the claim's secret, as the reference grantor sends it: heartbeats,
+/// completions and failure reports under that claim must present it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct ClaimReplyWithSecret<P> {
+    /// The reply itself; its fields appear at the top level.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub reply: ClaimReply<P>,
+    /// On a claim, the claim's secret; absent when nothing was claimed.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub claim_secret: Option<String>,
+}
+
 /// `POST /v1/queues/heartbeat`: extend a live claim to `claimMs` from now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -672,6 +772,12 @@ pub struct HeartbeatRequest {
     pub token: Token,
     /// The requested duration from now; clamped like a lease duration.
     pub claim_ms: u64,
+    /// The claim's secret, from the claim's reply: required to extend a live claim.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub claim_secret: Option<String>,
 }
 
 /// Reply to [`HeartbeatRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
@@ -706,6 +812,12 @@ pub struct CompleteRequest<R> {
     /// What the work produced, kept with the item; `null` when absent.
     #[cfg_attr(feature = "serde", serde(default))]
     pub result: R,
+    /// The claim's secret, from the claim's reply: required to complete under a live claim.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub claim_secret: Option<String>,
 }
 
 /// Reply to [`CompleteRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
@@ -739,6 +851,12 @@ pub struct FailRequest<E> {
     /// What went wrong, kept with the item as its last error; `null` when absent.
     #[cfg_attr(feature = "serde", serde(default))]
     pub error: E,
+    /// The claim's secret, from the claim's reply: required to fail a live claim.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub claim_secret: Option<String>,
 }
 
 /// Reply to [`FailRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
@@ -905,10 +1023,26 @@ pub enum ErrorCode {
     BadMaxAttempts,
     /// An enqueue request has no items, or more than `MAX_ENQUEUE_ITEMS`.
     BadItems,
-    /// The revoke request carries no admin credentials.
+    /// A batch of renewals has no element, or more than `MAX_BATCH_RENEWALS`.
+    BadBatch,
+    /// The request carries no API key, or one the grantor does not know, while keys are required
+    /// (or, for revoke, the admin key is missing or wrong).
     Unauthorized,
-    /// The admin credentials are wrong, or the peer may not revoke without them.
+    /// Without keys configured, a peer other than loopback asked to revoke.
     Forbidden,
+    /// The API key may not touch this resource or queue: its name is outside the key's
+    /// namespaces.
+    ForbiddenNamespace,
+    /// The route needs an admin key (revoke).
+    AdminOnly,
+    /// The request would act on a live grant without that grant's secret (or with a wrong one).
+    BadLeaseSecret,
+    /// The request would act on a live claim without that claim's secret (or with a wrong one).
+    BadClaimSecret,
+    /// The API key used up its request rate; `Retry-After` says when to try again.
+    RateLimited,
+    /// The request's headers or body did not arrive in time.
+    RequestTimeout,
     /// The request comes from a browser origin the grantor does not allow.
     OriginNotAllowed,
     /// No such route.
@@ -930,7 +1064,8 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     /// An unexpected failure inside the grantor.
     Internal,
-    /// The route is reserved for a later protocol revision.
+    /// The grantor does not implement this optional route (as `/v1/renew/batch` was answered
+    /// before it was defined); a client falls back to what every grantor implements.
     NotImplemented,
     /// The grantor's storage failed; the request had no effect and may be retried.
     StorageUnavailable,
@@ -938,7 +1073,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 30] = [
+    pub const ALL: [ErrorCode; 37] = [
         ErrorCode::BadJson,
         ErrorCode::WrongType,
         ErrorCode::UnknownField,
@@ -955,17 +1090,24 @@ impl ErrorCode {
         ErrorCode::BadItemId,
         ErrorCode::BadMaxAttempts,
         ErrorCode::BadItems,
+        ErrorCode::BadBatch,
         ErrorCode::Unauthorized,
         ErrorCode::Forbidden,
+        ErrorCode::ForbiddenNamespace,
+        ErrorCode::AdminOnly,
+        ErrorCode::BadLeaseSecret,
+        ErrorCode::BadClaimSecret,
         ErrorCode::OriginNotAllowed,
         ErrorCode::NotFound,
         ErrorCode::NoSuchItem,
         ErrorCode::MethodNotAllowed,
+        ErrorCode::RequestTimeout,
         ErrorCode::RequestIdReused,
         ErrorCode::StaleClaim,
         ErrorCode::TokenExhausted,
         ErrorCode::BodyTooLarge,
         ErrorCode::UnsupportedMediaType,
+        ErrorCode::RateLimited,
         ErrorCode::Internal,
         ErrorCode::NotImplemented,
         ErrorCode::StorageUnavailable,
@@ -990,8 +1132,15 @@ impl ErrorCode {
             ErrorCode::BadItemId => "bad_item_id",
             ErrorCode::BadMaxAttempts => "bad_max_attempts",
             ErrorCode::BadItems => "bad_items",
+            ErrorCode::BadBatch => "bad_batch",
             ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::Forbidden => "forbidden",
+            ErrorCode::ForbiddenNamespace => "forbidden_namespace",
+            ErrorCode::AdminOnly => "admin_only",
+            ErrorCode::BadLeaseSecret => "bad_lease_secret",
+            ErrorCode::BadClaimSecret => "bad_claim_secret",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::OriginNotAllowed => "origin_not_allowed",
             ErrorCode::NotFound => "not_found",
             ErrorCode::NoSuchItem => "no_such_item",
@@ -1030,14 +1179,22 @@ impl ErrorCode {
             | ErrorCode::BadDedupeKey
             | ErrorCode::BadItemId
             | ErrorCode::BadMaxAttempts
-            | ErrorCode::BadItems => 400,
+            | ErrorCode::BadItems
+            | ErrorCode::BadBatch => 400,
             ErrorCode::Unauthorized => 401,
-            ErrorCode::Forbidden | ErrorCode::OriginNotAllowed => 403,
+            ErrorCode::Forbidden
+            | ErrorCode::ForbiddenNamespace
+            | ErrorCode::AdminOnly
+            | ErrorCode::BadLeaseSecret
+            | ErrorCode::BadClaimSecret
+            | ErrorCode::OriginNotAllowed => 403,
             ErrorCode::NotFound | ErrorCode::NoSuchItem => 404,
             ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::RequestTimeout => 408,
             ErrorCode::RequestIdReused | ErrorCode::StaleClaim | ErrorCode::TokenExhausted => 409,
             ErrorCode::BodyTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::RateLimited => 429,
             ErrorCode::Internal => 500,
             ErrorCode::NotImplemented => 501,
             ErrorCode::StorageUnavailable => 503,

@@ -12,7 +12,22 @@ use tenure::protocol::{
 };
 
 use crate::postgres::PgStore;
+use crate::secrets::Secrets;
 use crate::store::{Store, StoreError};
+
+/// The claim a heartbeat, completion or failure report acts under, as the request presented it.
+pub struct ClaimRef {
+    /// The queue.
+    pub queue: String,
+    /// The claimed item.
+    pub item_id: u64,
+    /// The claiming worker.
+    pub worker: String,
+    /// The claim token.
+    pub token: Token,
+    /// The claim's secret, if the request sent one.
+    pub secret: Option<String>,
+}
 
 /// Where the grantor's state lives.
 #[derive(Clone)]
@@ -40,6 +55,15 @@ where
 }
 
 impl Backend {
+    /// What lease and claim secrets are derived with: the same key for every process sharing the
+    /// database, and across restarts.
+    pub fn secrets(&self) -> Result<Secrets, StoreError> {
+        match self {
+            Backend::Sqlite(store) => Ok(store.lock().map_err(|_| StoreError::Poisoned)?.secrets()),
+            Backend::Postgres(pg) => Ok(pg.secrets()),
+        }
+    }
+
     /// The design's grant, idempotent by `requestId`.
     pub async fn grant(&self, req: GrantRequest) -> Result<GrantReply, StoreError> {
         match self {
@@ -53,6 +77,19 @@ impl Backend {
         match self {
             Backend::Sqlite(store) => blocking(store, move |s| s.renew(&req)).await,
             Backend::Postgres(pg) => pg.renew(&req).await,
+        }
+    }
+
+    /// Renews each of `reqs` as [`Backend::renew`] would, in order, in one transaction. Each
+    /// element's own error is its result; a storage failure fails the whole batch, and then
+    /// none of it was applied.
+    pub async fn renew_batch(
+        &self,
+        reqs: Vec<RenewRequest>,
+    ) -> Result<Vec<Result<RenewReply, StoreError>>, StoreError> {
+        match self {
+            Backend::Sqlite(store) => blocking(store, move |s| s.renew_batch(&reqs)).await,
+            Backend::Postgres(pg) => pg.renew_batch(&reqs).await,
         }
     }
 
@@ -80,18 +117,26 @@ impl Backend {
         }
     }
 
-    /// The design's fenced write of `payload` (JSON text).
+    /// The design's fenced write of `payload` (JSON text), by the grant with `token` and
+    /// `lease_secret`.
     pub async fn fenced_write(
         &self,
         resource: String,
         payload: String,
         token: Token,
+        lease_secret: Option<String>,
     ) -> Result<FencedWriteReply, StoreError> {
         match self {
             Backend::Sqlite(store) => {
-                blocking(store, move |s| s.fenced_write(&resource, &payload, token)).await
+                blocking(store, move |s| {
+                    s.fenced_write(&resource, &payload, token, lease_secret.as_deref())
+                })
+                .await
             }
-            Backend::Postgres(pg) => pg.fenced_write(&resource, &payload, token).await,
+            Backend::Postgres(pg) => {
+                pg.fenced_write(&resource, &payload, token, lease_secret.as_deref())
+                    .await
+            }
         }
     }
 
@@ -126,66 +171,80 @@ impl Backend {
         }
     }
 
-    /// Extends a live claim.
+    /// Extends a live claim, presented with its secret.
     pub async fn heartbeat(
         &self,
-        queue: String,
-        item_id: u64,
-        worker: String,
-        token: Token,
+        claim: ClaimRef,
         claim_ms: u64,
     ) -> Result<HeartbeatReply, StoreError> {
+        let ClaimRef {
+            queue,
+            item_id,
+            worker,
+            token,
+            secret,
+        } = claim;
         match self {
             Backend::Sqlite(store) => {
                 blocking(store, move |s| {
-                    s.heartbeat(&queue, item_id, &worker, token, claim_ms)
+                    s.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
                 })
                 .await
             }
             Backend::Postgres(pg) => {
-                pg.heartbeat(&queue, item_id, &worker, token, claim_ms)
+                pg.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
                     .await
             }
         }
     }
 
-    /// Completes an item under its live claim.
+    /// Completes an item under its live claim, presented with its secret.
     pub async fn complete(
         &self,
-        queue: String,
-        item_id: u64,
-        worker: String,
-        token: Token,
+        claim: ClaimRef,
         result: Value,
     ) -> Result<CompleteReply, StoreError> {
+        let ClaimRef {
+            queue,
+            item_id,
+            worker,
+            token,
+            secret,
+        } = claim;
         match self {
             Backend::Sqlite(store) => {
                 blocking(store, move |s| {
-                    s.complete(&queue, item_id, &worker, token, &result)
+                    s.complete(&queue, item_id, &worker, token, &result, secret.as_deref())
                 })
                 .await
             }
-            Backend::Postgres(pg) => pg.complete(&queue, item_id, &worker, token, &result).await,
+            Backend::Postgres(pg) => {
+                pg.complete(&queue, item_id, &worker, token, &result, secret.as_deref())
+                    .await
+            }
         }
     }
 
-    /// Ends a live claim after a failed attempt.
-    pub async fn fail(
-        &self,
-        queue: String,
-        item_id: u64,
-        worker: String,
-        token: Token,
-        error: Value,
-    ) -> Result<FailReply, StoreError> {
+    /// Ends a live claim after a failed attempt, presented with its secret.
+    pub async fn fail(&self, claim: ClaimRef, error: Value) -> Result<FailReply, StoreError> {
+        let ClaimRef {
+            queue,
+            item_id,
+            worker,
+            token,
+            secret,
+        } = claim;
         match self {
             Backend::Sqlite(store) => {
                 blocking(store, move |s| {
-                    s.fail(&queue, item_id, &worker, token, &error)
+                    s.fail(&queue, item_id, &worker, token, &error, secret.as_deref())
                 })
                 .await
             }
-            Backend::Postgres(pg) => pg.fail(&queue, item_id, &worker, token, &error).await,
+            Backend::Postgres(pg) => {
+                pg.fail(&queue, item_id, &worker, token, &error, secret.as_deref())
+                    .await
+            }
         }
     }
 

@@ -41,6 +41,14 @@ impl From<StoreError> for ApiError {
                 ApiError::new(ErrorCode::NoSuchItem, "the queue has no item with that id")
             }
             StoreError::StaleClaim(why) => ApiError::new(ErrorCode::StaleClaim, why),
+            StoreError::BadLeaseSecret => ApiError::new(
+                ErrorCode::BadLeaseSecret,
+                "this acts on a live grant: send that grant's leaseSecret, from its grant reply",
+            ),
+            StoreError::BadClaimSecret => ApiError::new(
+                ErrorCode::BadClaimSecret,
+                "this acts on a live claim: send that claim's claimSecret, from its claim reply",
+            ),
             StoreError::Storage(e) => {
                 tracing::error!(error = %e, "storage failed");
                 ApiError::new(
@@ -70,10 +78,20 @@ impl IntoResponse for ApiError {
         let status = StatusCode::from_u16(self.code.http_status())
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, Json(ErrorReply::new(self.code, self.message))).into_response();
-        if self.code == ErrorCode::Unauthorized {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        match self.code {
+            ErrorCode::Unauthorized => {
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"tenure\""),
+                );
+            }
+            // The rest of a body that came too slowly is not worth waiting for.
+            ErrorCode::RequestTimeout => {
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
+            _ => {}
         }
         response
     }

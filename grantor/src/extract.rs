@@ -25,6 +25,10 @@ pub trait Validate {
     fn validate(&self) -> Result<(), ApiError>;
 }
 
+/// When the request's body must have arrived; set on every request by the router.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyDeadline(pub tokio::time::Instant);
+
 /// A JSON body parsed into `T` and validated.
 pub struct ApiJson<T>(pub T);
 
@@ -37,7 +41,15 @@ where
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         check_content_type(&req)?;
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+        let deadline = req.extensions().get::<BodyDeadline>().copied();
+        let read = Bytes::from_request(req, state);
+        let read = match deadline {
+            Some(BodyDeadline(at)) => tokio::time::timeout_at(at, read)
+                .await
+                .map_err(|_| body_timed_out())?,
+            None => read.await,
+        };
+        let bytes = read.map_err(|rejection| {
             if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     ErrorCode::BodyTooLarge,
@@ -47,10 +59,23 @@ where
                 ApiError::new(ErrorCode::BadJson, "the body could not be read")
             }
         })?;
-        let value: T = parse_body(&bytes)?;
-        value.validate()?;
-        Ok(ApiJson(value))
+        Ok(ApiJson(parse_request(&bytes)?))
     }
+}
+
+fn body_timed_out() -> ApiError {
+    ApiError::new(
+        ErrorCode::RequestTimeout,
+        "the request body did not arrive in time; nothing was done",
+    )
+}
+
+/// Parses and validates a request body: the whole of what the grantor checks before acting,
+/// as a pure function of the bytes (no I/O, no state), so it can be fuzzed on its own.
+pub fn parse_request<T: DeserializeOwned + Validate>(bytes: &[u8]) -> Result<T, ApiError> {
+    let value: T = parse_body(bytes)?;
+    value.validate()?;
+    Ok(value)
 }
 
 /// Accepts a missing content type (lenient for simple clients) or any JSON type, so that a
@@ -78,9 +103,25 @@ fn check_content_type(req: &Request) -> Result<(), ApiError> {
     }
 }
 
+/// Whether valid JSON `bytes` hold an object (rather than an array or a scalar).
+fn is_json_object(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .is_some_and(|&b| b == b'{')
+}
+
 /// Parses a body, classifying failures by the protocol's codes.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let error = match serde_json::from_slice::<T>(bytes) {
+        // serde also fills a struct from a JSON array of its fields in order; every request of
+        // the protocol is an object, so anything else is refused rather than half-understood.
+        Ok(_) if !is_json_object(bytes) => {
+            return Err(ApiError::new(
+                ErrorCode::WrongType,
+                "the body must be a JSON object",
+            ))
+        }
         Ok(value) => return Ok(value),
         Err(e) => e,
     };
@@ -385,6 +426,9 @@ mod tests {
             ("{", ErrorCode::BadJson),
             ("", ErrorCode::BadJson),
             ("[1]", ErrorCode::WrongType),
+            // A full array of the fields in order would fill the struct: still not an object.
+            (r#"["r","h",5000,"1"]"#, ErrorCode::WrongType),
+            (r#" ["r","h",5000,"1"]"#, ErrorCode::WrongType),
             (r#"{"resource":"r","resource":"s"}"#, ErrorCode::BadJson),
             (
                 r#"{"resource":"r","holder":"h","durationMs":1000}"#,

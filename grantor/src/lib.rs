@@ -7,22 +7,25 @@
 #![warn(missing_docs)]
 
 mod api;
+pub mod auth;
 mod backend;
+mod batch;
 mod error;
 mod extract;
 mod metrics;
 mod postgres;
 mod queues;
 mod replay;
+mod secrets;
 mod store;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::handler::HandlerWithoutStateExt;
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, ORIGIN};
 use axum::http::{HeaderValue, Method};
@@ -30,20 +33,33 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tenure::protocol::ErrorCode;
 use tokio::net::TcpListener;
+use tower::ServiceExt as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
+use crate::auth::{KeyRing, RateLimits};
 use crate::backend::Backend;
 pub use crate::error::ApiError;
+pub use crate::extract::{parse_body, parse_request, Validate, MAX_BODY_BYTES};
 pub use crate::postgres::PgStore;
 pub use crate::queues::DEFAULT_MAX_ATTEMPTS;
+use crate::secrets::Secrets;
 pub use crate::store::{DurationLimits, Store, StoreError};
 
 /// How often grants that ran out are recorded as expired on disk.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The default for [`Config::header_timeout`].
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default for [`Config::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Where the grantor keeps its state.
 #[derive(Clone, Debug)]
@@ -76,23 +92,79 @@ pub struct Config {
     pub durations: DurationLimits,
     /// How many claims a work item gets before it is dead-lettered, unless its enqueue says.
     pub max_attempts: u32,
-    /// The key `POST /v1/revoke` requires; without one, only loopback peers may revoke.
-    pub admin_key: Option<String>,
+    /// The API keys every `/v1` request must carry one of. Empty means no authentication: the
+    /// binary allows that only on a loopback address (or with `--insecure-no-auth`), and then
+    /// only loopback peers may revoke.
+    pub keys: KeyRing,
     /// Browser origins allowed to call the grantor. Empty means the development default: any
     /// port of `http://localhost`, `http://127.0.0.1` and `http://[::1]`. `*` allows any origin.
     pub cors_origins: Vec<String>,
     /// A folder served at `/` as static files, for a page that talks to this grantor.
     pub static_dir: Option<PathBuf>,
+    /// How long a connection may take to send a request's headers (also how long an idle
+    /// keep-alive connection stays open); then it is closed.
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive once its headers did; then the request is
+    /// refused with `408 request_timeout` and the connection closed.
+    pub body_timeout: Duration,
+}
+
+impl Config {
+    /// A configuration with the defaults: durations 500 ms to 10 min, no keys, the development
+    /// CORS origins, no static folder, the default timeouts.
+    pub fn new(storage: Storage) -> Config {
+        Config {
+            storage,
+            durations: DurationLimits::new(500, 600_000).expect("valid default range"),
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            keys: KeyRing::default(),
+            cors_origins: Vec::new(),
+            static_dir: None,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+        }
+    }
+}
+
+/// Checks the browser origins `--cors-origin` may list: `*`, or `scheme://host[:port]` exactly
+/// as a browser sends it in `Origin` (no path, no trailing slash, lowercase scheme and host).
+pub fn check_cors_origin(origin: &str) -> Result<(), String> {
+    if origin == "*" {
+        return Ok(());
+    }
+    let problem = || {
+        format!(
+            "CORS origin {origin:?} must be scheme://host[:port] exactly as browsers send it              (for example https://app.example.com), or *"
+        )
+    };
+    let (scheme, rest) = origin.split_once("://").ok_or_else(problem)?;
+    let valid_scheme = !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b));
+    let valid_rest = !rest.is_empty()
+        && !rest.contains(['/', '?', '#', '@', ' '])
+        && rest.bytes().all(|b| (0x21..=0x7E).contains(&b))
+        && !rest.bytes().any(|b| b.is_ascii_uppercase());
+    if valid_scheme && valid_rest && HeaderValue::from_str(origin).is_ok() {
+        Ok(())
+    } else {
+        Err(problem())
+    }
 }
 
 /// The shared state of a running grantor.
 #[derive(Clone)]
 pub struct AppState {
     backend: Backend,
-    admin_key: Option<Arc<str>>,
+    keys: KeyRing,
+    rate_limits: Arc<RateLimits>,
+    secrets: Secrets,
     origins: Arc<OriginPolicy>,
     static_dir: Option<PathBuf>,
     metrics: Arc<metrics::Metrics>,
+    header_timeout: Duration,
+    body_timeout: Duration,
 }
 
 impl AppState {
@@ -119,12 +191,17 @@ impl AppState {
                 Backend::Postgres(store)
             }
         };
+        let secrets = backend.secrets()?;
         Ok(AppState {
             backend,
-            admin_key: config.admin_key.as_deref().map(Arc::from),
+            rate_limits: Arc::new(RateLimits::new(&config.keys)),
+            keys: config.keys.clone(),
+            secrets,
             origins: Arc::new(OriginPolicy::new(&config.cors_origins)),
             static_dir: config.static_dir.clone(),
             metrics: Arc::default(),
+            header_timeout: config.header_timeout,
+            body_timeout: config.body_timeout,
         })
     }
 }
@@ -144,10 +221,12 @@ impl OriginPolicy {
         } else if origins.iter().any(|o| o == "*") {
             OriginPolicy::Any
         } else {
+            // The binary checks each with `check_cors_origin`; one that a header cannot carry
+            // would match nothing.
             OriginPolicy::Listed(
                 origins
                     .iter()
-                    .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok())
+                    .filter_map(|o| HeaderValue::from_str(o).ok())
                     .collect(),
             )
         }
@@ -190,11 +269,25 @@ async fn check_origin(State(state): State<AppState>, request: Request, next: Nex
     }
 }
 
+/// Gives the request its body deadline: the body must arrive within the configured time of the
+/// headers, which a slow client (or a slow-loris attack) trickling bytes cannot stretch.
+async fn body_deadline(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let deadline = tokio::time::Instant::now() + state.body_timeout;
+    request
+        .extensions_mut()
+        .insert(extract::BodyDeadline(deadline));
+    next.run(request).await
+}
+
 /// The grantor's router: the `/v1` API, `/healthz`, `/metrics`, and the static folder if
 /// configured.
 ///
-/// Serve it with `into_make_service_with_connect_info::<SocketAddr>()`, as [`serve`] does:
-/// without the peer address, revoke without an admin key is refused even from loopback.
+/// Serve it as [`serve`] does, with the peer's `ConnectInfo<SocketAddr>` in every request's
+/// extensions: without it, revoke without API keys is refused even from loopback.
 pub fn app(state: AppState) -> Router {
     let policy = state.origins.clone();
     let cors = CorsLayer::new()
@@ -207,7 +300,11 @@ pub fn app(state: AppState) -> Router {
     let api = Router::new()
         .route("/v1/grant", post(api::grant))
         .route("/v1/renew", post(api::renew))
-        .route("/v1/renew/batch", post(api::renew_batch))
+        // The one route with a larger body limit: a batch of renewals needs it.
+        .route(
+            "/v1/renew/batch",
+            post(batch::renew_batch).layer(DefaultBodyLimit::max(batch::MAX_BATCH_BODY_BYTES)),
+        )
         .route("/v1/release", post(api::release))
         .route("/v1/status", get(api::status_get).post(api::status_post))
         .route("/v1/revoke", post(api::revoke))
@@ -230,6 +327,11 @@ pub fn app(state: AppState) -> Router {
         None => api.fallback(api::not_found),
     };
     router
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ))
+        .layer(middleware::from_fn_with_state(state.clone(), body_deadline))
         .layer(middleware::from_fn_with_state(state.clone(), check_origin))
         .layer(middleware::from_fn_with_state(
             state.clone(),
@@ -241,22 +343,61 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves the grantor on `listener` until `shutdown` completes, recording expired grants and
-/// claims in the background.
+/// Serves the grantor (HTTP/1.1) on `listener` until `shutdown` completes, then lets in-flight
+/// requests finish; records expired grants and claims in the background.
+///
+/// A connection that does not send a request's headers within the header timeout is closed, so
+/// a client trickling bytes (or idling) cannot hold a connection for long.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sweeper = tokio::spawn(sweep(state.clone()));
-    let result = axum::serve(
-        listener,
-        app(state).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await;
+    let header_timeout = state.header_timeout;
+    let router = app(state);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(connection) => connection,
+                Err(e) => {
+                    // Out of file descriptors, or a connection reset before it was accepted:
+                    // keep serving the others, without spinning.
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Replies are small and latency matters more than packet count.
+        let _ = stream.set_nodelay(true);
+        let service =
+            router
+                .clone()
+                .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    request
+                });
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout);
+        let connection = graceful.watch(
+            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
+        );
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
     sweeper.abort();
-    result
+    Ok(())
 }
 
 /// Records ran-out grants as expired and ran-out claims as ended, so a restart holds only grants

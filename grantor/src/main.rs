@@ -4,11 +4,19 @@ use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use tenure_grantor::{AppState, Config, DurationLimits, Storage};
+use tenure_grantor::auth::{self, ApiKey, KeyRing};
+use tenure_grantor::{check_cors_origin, AppState, Config, DurationLimits, Storage};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
+
+/// Keys as JSON lines, like a key file's content.
+const KEYS_ENV: &str = "TENURE_GRANTOR_KEYS";
+
+/// The name `--admin-key` had in the environment before API keys; still read.
+const LEGACY_ADMIN_KEY_ENV: &str = "TENURE_ADMIN_KEY";
 
 /// Reference HTTP lease grantor for tenure.
 #[derive(Parser)]
@@ -22,6 +30,29 @@ struct Cli {
 enum Command {
     /// Serve the /v1 lease protocol.
     Serve(ServeArgs),
+    /// Print a new random API key, then the key-file line that accepts it (with its SHA-256
+    /// hash, not the key).
+    Keygen(KeygenArgs),
+}
+
+#[derive(Args)]
+struct KeygenArgs {
+    /// The key's id, as logs and the key file name it.
+    #[arg(long)]
+    id: String,
+    /// A resource and queue name prefix the key may use, ending in `/` (repeatable); `*` for
+    /// every name.
+    #[arg(long = "namespace", required = true)]
+    namespaces: Vec<String>,
+    /// The key may revoke.
+    #[arg(long)]
+    admin: bool,
+    /// Requests per second the key may make on average.
+    #[arg(long)]
+    rate_per_second: Option<f64>,
+    /// Requests the key may make at once, above its rate.
+    #[arg(long, requires = "rate_per_second")]
+    burst: Option<u32>,
 }
 
 #[derive(Args)]
@@ -57,11 +88,30 @@ struct ServeArgs {
     #[arg(long, default_value_t = tenure_grantor::DEFAULT_MAX_ATTEMPTS,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(tenure::protocol::MAX_ATTEMPTS)))]
     max_attempts: u32,
-    /// Key required as `Authorization: Bearer <key>` by POST /v1/revoke. Without it, only
-    /// loopback peers may revoke. Prefer the environment variable: arguments are visible to
-    /// other users of the machine.
-    #[arg(long, env = "TENURE_ADMIN_KEY", hide_env_values = true)]
+    /// API keys, one JSON object per line (see docs/protocol.md, Security). With any key
+    /// configured, every /v1 request needs one. The variable TENURE_GRANTOR_KEYS may hold more
+    /// lines of the same form.
+    #[arg(long, value_name = "PATH")]
+    keys_file: Option<PathBuf>,
+    /// An admin API key for every name (at least 16 bytes), as `Authorization: Bearer <key>`.
+    /// Like any key, it makes every /v1 request need a key. Prefer the environment variable:
+    /// arguments are visible to other users of the machine. (TENURE_ADMIN_KEY is read too.)
+    #[arg(long, env = "TENURE_GRANTOR_ADMIN_KEY", hide_env_values = true)]
     admin_key: Option<String>,
+    /// Serve without API keys on an address other than loopback. Anyone who can reach the
+    /// grantor may then grant, renew and release any lease: only for a network where something
+    /// in front authenticates every request.
+    #[arg(long)]
+    insecure_no_auth: bool,
+    /// How long a connection may take to send a request's headers, and stay idle between
+    /// requests, before it is closed.
+    #[arg(long, default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    header_timeout_ms: u64,
+    /// How long a request's body may take to arrive after its headers (else 408).
+    #[arg(long, default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    body_timeout_ms: u64,
     /// Browser origin allowed to call the grantor (repeatable; `*` for any). Default: any port
     /// of http://localhost, http://127.0.0.1 and http://[::1].
     #[arg(long = "cors-origin")]
@@ -80,8 +130,11 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    let Command::Serve(args) = Cli::parse().command;
-    match run(args) {
+    let outcome = match Cli::parse().command {
+        Command::Serve(args) => run(args),
+        Command::Keygen(args) => keygen(args),
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             tracing::error!("{message}");
@@ -91,10 +144,85 @@ fn main() -> ExitCode {
     }
 }
 
+fn keygen(args: KeygenArgs) -> Result<(), String> {
+    let key = auth::generate_key()?;
+    let mut line = serde_json::json!({
+        "id": args.id,
+        "sha256": auth::sha256_hex(&key),
+        "namespaces": args.namespaces,
+    });
+    if args.admin {
+        line["admin"] = true.into();
+    }
+    if let Some(rate) = args.rate_per_second {
+        line["ratePerSecond"] = rate.into();
+    }
+    if let Some(burst) = args.burst {
+        line["burst"] = burst.into();
+    }
+    let line = line.to_string();
+    // The line must load: check it as the grantor will.
+    auth::parse_keys(&line, "the generated line")?;
+    println!("{key}");
+    println!("{line}");
+    if std::io::stdout().is_terminal() {
+        eprintln!("Give the first line to the client; add the second to the keys file.");
+    }
+    Ok(())
+}
+
+/// Every configured key: the key file, `TENURE_GRANTOR_KEYS`, and the admin key.
+fn load_keys(args: &ServeArgs) -> Result<KeyRing, String> {
+    let mut keys = Vec::new();
+    if let Some(path) = &args.keys_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the keys file {}: {e}", path.display()))?;
+        keys.extend(auth::parse_keys(&text, &path.display().to_string())?);
+    }
+    if let Some(text) = std::env::var_os(KEYS_ENV) {
+        let text = text
+            .into_string()
+            .map_err(|_| format!("{KEYS_ENV} is not UTF-8"))?;
+        keys.extend(auth::parse_keys(&text, KEYS_ENV)?);
+    }
+    let legacy = std::env::var(LEGACY_ADMIN_KEY_ENV)
+        .ok()
+        .filter(|k| !k.is_empty());
+    let admin_key = match (&args.admin_key, legacy) {
+        (Some(key), Some(old)) if *key != old => {
+            return Err(format!(
+                "the admin key is given twice, differently (also as {LEGACY_ADMIN_KEY_ENV})"
+            ))
+        }
+        (Some(key), _) => Some(key.clone()),
+        (None, old) => old,
+    };
+    if let Some(key) = admin_key {
+        keys.push(ApiKey::admin("admin", &key).map_err(|e| format!("the admin key: {e}"))?);
+    }
+    KeyRing::new(keys)
+}
+
 fn run(args: ServeArgs) -> Result<(), String> {
     let durations = DurationLimits::new(args.min_duration_ms, args.max_duration_ms)?;
-    if args.admin_key.as_deref() == Some("") {
-        return Err("the admin key must not be empty".into());
+    let keys = load_keys(&args)?;
+    if keys.is_empty() && !args.listen.ip().to_canonical().is_loopback() && !args.insecure_no_auth {
+        return Err(format!(
+            "refusing to serve on {} without API keys: anyone who can reach it could take, renew              or release any lease. Give --keys-file (or {KEYS_ENV}, or --admin-key), listen on              a loopback address such as 127.0.0.1, or pass --insecure-no-auth if something in              front authenticates every request",
+            args.listen
+        ));
+    }
+    if !keys.is_empty() && args.insecure_no_auth {
+        return Err("--insecure-no-auth contradicts the API keys given; drop one".into());
+    }
+    if args.insecure_no_auth {
+        tracing::warn!(
+            listen = %args.listen,
+            "serving without API keys (--insecure-no-auth): anyone who can reach this address may              grant, renew and release any lease"
+        );
+    }
+    for origin in &args.cors_origins {
+        check_cors_origin(origin)?;
     }
     if let Some(dir) = &args.static_dir {
         if !dir.is_dir() {
@@ -110,13 +238,16 @@ fn run(args: ServeArgs) -> Result<(), String> {
         // clap enforces exactly one of the two.
         _ => return Err("give either --db or --postgres".into()),
     };
+    let key_count = keys.len();
     let config = Config {
         storage,
         durations,
         max_attempts: args.max_attempts,
-        admin_key: args.admin_key,
+        keys,
         cors_origins: args.cors_origins,
         static_dir: args.static_dir,
+        header_timeout: Duration::from_millis(args.header_timeout_ms),
+        body_timeout: Duration::from_millis(args.body_timeout_ms),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -137,7 +268,7 @@ fn run(args: ServeArgs) -> Result<(), String> {
             .and_then(|()| stdout.flush())
             .map_err(|e| format!("cannot write to stdout: {e}"))?;
         drop(stdout);
-        tracing::info!(%addr, "serving");
+        tracing::info!(%addr, api_keys = key_count, "serving");
         tenure_grantor::serve(listener, state, shutdown_signal())
             .await
             .map_err(|e| format!("server failed: {e}"))

@@ -109,6 +109,8 @@ pub struct Metrics {
     claims: AtomicU64,
     completions: AtomicU64,
     failures: AtomicU64,
+    renew_batches: AtomicU64,
+    renew_batch_elements: AtomicU64,
     held: Mutex<HeldLeases>,
     routes: RwLock<HashMap<Box<str>, Arc<RouteStats>>>,
 }
@@ -128,6 +130,8 @@ impl Default for Metrics {
             claims: AtomicU64::new(0),
             completions: AtomicU64::new(0),
             failures: AtomicU64::new(0),
+            renew_batches: AtomicU64::new(0),
+            renew_batch_elements: AtomicU64::new(0),
             held: Mutex::new(HeldLeases {
                 by_resource: HashMap::new(),
                 last_check: Instant::now(),
@@ -268,6 +272,16 @@ impl Metrics {
         bump(&self.failures);
     }
 
+    /// Records a `/v1/renew/batch` answered with `elements` results; each renewal in it is
+    /// recorded on its own by [`Metrics::renew`].
+    pub(crate) fn renew_batch(&self, elements: usize) {
+        bump(&self.renew_batches);
+        self.renew_batch_elements.fetch_add(
+            u64::try_from(elements).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
     /// Records one HTTP request: its route (`None` when it matched none), status and latency.
     fn http(&self, route: Option<&str>, status: StatusCode, elapsed: Duration) {
         let route = route.unwrap_or(OTHER_ROUTE);
@@ -326,10 +340,12 @@ impl Metrics {
             held.by_resource.len()
         };
         let mut out = String::with_capacity(8 * 1024);
-        let counters: [(&str, &str, &AtomicU64); 9] = [
+        let counters: [(&str, &str, &AtomicU64); 11] = [
             ("grants_total", "Grant requests answered with a grant (a retry answered from the idempotency record counts again).", &self.grants),
             ("grant_denials_total", "Grant requests denied because another holder holds the lease.", &self.denials),
             ("renewals_total", "Renewal requests answered with a renewal (retries included).", &self.renewals),
+            ("renew_batches_total", "Batches of renewals answered (each renewal in one also counts in renewals_total or renewal_refusals_total).", &self.renew_batches),
+            ("renew_batch_elements_total", "Renewals that arrived in batches, whatever their outcome.", &self.renew_batch_elements),
             ("releases_total", "Releases that ended a live grant.", &self.releases),
             ("expiries_total", "Grants whose duration passed without a renewal, release or revocation.", &self.expiries),
             ("revocations_total", "Revocations that ended a live grant.", &self.revocations),

@@ -326,7 +326,15 @@ impl Store {
         }
     }
 
-    /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now.
+    /// Whether `claim_secret` is the secret of item `item_id`'s claim with `token`.
+    fn proves_claim(&self, item_id: u64, token: Token, claim_secret: Option<&str>) -> bool {
+        self.secrets
+            .claim_proof(item_id, claim_secret.map(str::to_owned))
+            .proves(token.get())
+    }
+
+    /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now; needs the
+    /// claim's secret ([`StoreError::BadClaimSecret`] otherwise).
     pub fn heartbeat(
         &mut self,
         queue: &str,
@@ -334,14 +342,19 @@ impl Store {
         worker: &str,
         token: Token,
         claim_ms: u64,
+        claim_secret: Option<&str>,
     ) -> Result<HeartbeatReply, StoreError> {
         let claim_ms = self.limits.clamp(claim_ms);
+        let proven = self.proves_claim(item_id, token, claim_secret);
         let now = self.queue_now();
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let row = item_row(&tx, queue, item_id)?;
         row.check_claim(worker, token, now)?;
+        if !proven {
+            return Err(StoreError::BadClaimSecret);
+        }
         tx.execute(
             "UPDATE work_items SET claim_ms = ?2, claim_expires_at = ?3 + ?2 * 1000 WHERE id = ?1",
             params![to_i64(item_id), to_i64(claim_ms), now],
@@ -355,7 +368,7 @@ impl Store {
     }
 
     /// Completes an item under its live claim `token`, recording which claim completed it.
-    /// Repeating a successful completion answers the same again.
+    /// Repeating a successful completion answers the same again. Both need the claim's secret.
     pub fn complete(
         &mut self,
         queue: &str,
@@ -363,7 +376,9 @@ impl Store {
         worker: &str,
         token: Token,
         result: &Value,
+        claim_secret: Option<&str>,
     ) -> Result<CompleteReply, StoreError> {
+        let proven = self.proves_claim(item_id, token, claim_secret);
         let now = self.queue_now();
         let tx = self
             .conn
@@ -374,6 +389,11 @@ impl Store {
             && row.completed_by.as_deref() == Some(worker);
         if !repeated {
             row.check_claim(worker, token, now)?;
+        }
+        if !proven {
+            return Err(StoreError::BadClaimSecret);
+        }
+        if !repeated {
             tx.execute(
                 "UPDATE work_items
                  SET state = 'done', result = ?2, completed_token = claim_token,
@@ -390,7 +410,8 @@ impl Store {
     }
 
     /// Ends the live claim `token` after a failed attempt: the item is pending again, or dead
-    /// after its last allowed attempt. Repeating a successful fail answers the same again.
+    /// after its last allowed attempt. Repeating a successful fail answers the same again. Both
+    /// need the claim's secret.
     pub fn fail(
         &mut self,
         queue: &str,
@@ -398,7 +419,9 @@ impl Store {
         worker: &str,
         token: Token,
         error: &Value,
+        claim_secret: Option<&str>,
     ) -> Result<FailReply, StoreError> {
+        let proven = self.proves_claim(item_id, token, claim_secret);
         let now = self.queue_now();
         let tx = self
             .conn
@@ -410,6 +433,11 @@ impl Store {
             && row.claimed_by.as_deref() == Some(worker);
         if !repeated {
             row.check_claim(worker, token, now)?;
+        }
+        if !proven {
+            return Err(StoreError::BadClaimSecret);
+        }
+        if !repeated {
             row.state = if row.attempts >= row.max_attempts {
                 "dead"
             } else {

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use tenure::protocol::{
     FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
     RenewRefusal, RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS, MAX_TOKEN,
@@ -25,6 +25,7 @@ use tenure::protocol::{
 
 use crate::queues;
 use crate::replay::{self, LiveGrant};
+use crate::secrets::{self, Secrets, SERVER_KEY_LEN};
 
 /// How many idempotency outcomes are kept per resource; older ones are pruned. Large enough to
 /// cover every retry of many concurrent holders, small enough to keep the table bounded.
@@ -66,6 +67,12 @@ CREATE TABLE IF NOT EXISTS protected_state (
     resource   TEXT PRIMARY KEY NOT NULL,
     payload    TEXT NOT NULL,
     last_token INTEGER NOT NULL
+) STRICT;
+
+-- 256 random bits, generated once: every lease and claim secret is derived from them.
+CREATE TABLE IF NOT EXISTS server_key (
+    singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1),
+    key       BLOB NOT NULL CHECK (length(key) = 32)
 ) STRICT;
 ";
 
@@ -122,8 +129,29 @@ pub enum StoreError {
     NoSuchItem,
     /// The claim token is not the item's live claim; the text says why.
     StaleClaim(String),
+    /// The request would act on a live grant but did not present its secret.
+    BadLeaseSecret,
+    /// The request would act on a live claim but did not present its secret.
+    BadClaimSecret,
     /// A thread panicked while holding the store; its memory can no longer be trusted.
     Poisoned,
+}
+
+impl StoreError {
+    /// Whether this is the request's own error (it is refused as it stands, and retrying it
+    /// unchanged fails the same way) rather than a failure of the storage. In a batch, such an
+    /// error is one element's result; any other fails the whole batch.
+    pub(crate) fn is_request_error(&self) -> bool {
+        matches!(
+            self,
+            StoreError::RequestIdReused
+                | StoreError::TokenExhausted
+                | StoreError::NoSuchItem
+                | StoreError::StaleClaim(_)
+                | StoreError::BadLeaseSecret
+                | StoreError::BadClaimSecret
+        )
+    }
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -144,6 +172,8 @@ impl std::fmt::Display for StoreError {
             StoreError::TokenExhausted => f.write_str("token counter exhausted"),
             StoreError::NoSuchItem => f.write_str("no such item"),
             StoreError::StaleClaim(why) => write!(f, "stale claim: {why}"),
+            StoreError::BadLeaseSecret => f.write_str("the grant's secret was not presented"),
+            StoreError::BadClaimSecret => f.write_str("the claim's secret was not presented"),
             StoreError::Poisoned => f.write_str("store poisoned by an earlier panic"),
         }
     }
@@ -170,6 +200,8 @@ pub struct Store {
     pub(crate) queue_epoch: Instant,
     /// How many claims an item gets when its enqueue names no limit.
     pub(crate) default_max_attempts: u32,
+    /// Derives and checks lease and claim secrets, from the key kept in the database.
+    pub(crate) secrets: Secrets,
 }
 
 impl Store {
@@ -202,6 +234,18 @@ impl Store {
         tx.execute_batch(SCHEMA)?;
         tx.execute_batch(queues::SCHEMA)?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        let fresh = secrets::new_server_key().map_err(StoreError::Corrupt)?;
+        tx.execute(
+            "INSERT INTO server_key (singleton, key) VALUES (1, ?1) ON CONFLICT DO NOTHING",
+            params![&fresh[..]],
+        )?;
+        let stored: Vec<u8> =
+            tx.query_row("SELECT key FROM server_key WHERE singleton = 1", [], |r| {
+                r.get(0)
+            })?;
+        let key: [u8; SERVER_KEY_LEN] = stored
+            .try_into()
+            .map_err(|_| StoreError::Corrupt("the server key is not 32 bytes".into()))?;
         tx.commit()?;
 
         let started = Instant::now();
@@ -228,7 +272,13 @@ impl Store {
             limits,
             queue_epoch: started,
             default_max_attempts: queues::DEFAULT_MAX_ATTEMPTS,
+            secrets: Secrets::new(key),
         })
+    }
+
+    /// What lease and claim secrets are derived with.
+    pub(crate) fn secrets(&self) -> Secrets {
+        self.secrets.clone()
     }
 
     /// Sets how many claims an item gets when its enqueue names no limit (at least 1).
@@ -250,8 +300,15 @@ impl Store {
 
     /// The design's grant: succeeds when the resource is free, expired, or held by the same
     /// holder, and then always increments the token.
+    ///
+    /// A holder re-granting its own live grant must present that grant's secret
+    /// (`leaseSecret`); without it the request is denied like any other holder's, so knowing a
+    /// holder's name is not enough to supersede its grant.
     pub fn grant(&mut self, req: &GrantRequest) -> Result<GrantReply, StoreError> {
-        let request = format!("grant:{}", to_json(req)?);
+        let request = format!("grant:{}", to_json(&without_secret(req))?);
+        let proof = self
+            .secrets
+            .lease_proof(&req.resource, req.lease_secret.clone());
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -276,7 +333,7 @@ impl Store {
             duration_ms.max(ceil_ms(remaining))
         });
         let reply = match live {
-            Some((row, remaining)) if row.holder != req.holder => {
+            Some((row, remaining)) if row.holder != req.holder || !proof.proves(row.token) => {
                 GrantReply::denied(row.holder.clone(), ceil_ms(remaining))
             }
             _ => {
@@ -324,77 +381,76 @@ impl Store {
     }
 
     /// Renews a live grant to the full duration from now, keeping its token.
+    ///
+    /// Renewing a live grant needs its secret (`leaseSecret`): without it, a request that would
+    /// renew fails with [`StoreError::BadLeaseSecret`] and changes nothing. One that would be
+    /// refused anyway is refused as usual.
     pub fn renew(&mut self, req: &RenewRequest) -> Result<RenewReply, StoreError> {
-        let request = format!("renew:{}", to_json(req)?);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(stored) =
-            previous_outcome(&tx, &req.resource, &req.holder, &req.request_id, &request)?
-        {
-            let row = lease_row(&tx, &req.resource)?;
-            let live = live_grant(&self.expiries, row.as_ref(), &req.resource);
-            return Ok(replay::replayed_renewal(stored, &req.holder, live));
-        }
-        let now = Instant::now();
-        let row = lease_row(&tx, &req.resource)?;
-        let live = live_until(&self.expiries, &req.resource, now).is_some();
-        let duration_ms = self.limits.clamp(req.duration_ms);
-        let asked = req.token.get();
-        let reply = match row {
-            None => RenewReply::refused(RenewRefusal::Unknown),
-            Some(row) if asked > row.token => RenewReply::refused(RenewRefusal::Unknown),
-            Some(row) if asked < row.token => {
-                let revoked = row.revoked_token == Some(asked)
-                    && row.revoked_holder.as_deref() == Some(req.holder.as_str());
-                RenewReply::refused(if revoked {
-                    RenewRefusal::Revoked
-                } else {
-                    RenewRefusal::NotHolder
-                })
-            }
-            Some(row) if row.holder != req.holder => RenewReply::refused(RenewRefusal::NotHolder),
-            Some(row) => match row.state.as_str() {
-                "held" if live => {
-                    tx.execute(
-                        "UPDATE leases SET duration_ms = ?2 WHERE resource = ?1",
-                        params![req.resource, to_i64(duration_ms)],
-                    )?;
-                    RenewReply::renewed(req.token, duration_ms)
-                }
-                "held" | "expired" => RenewReply::refused(RenewRefusal::Expired),
-                "revoked" => RenewReply::refused(RenewRefusal::Revoked),
-                "released" => RenewReply::refused(RenewRefusal::Unknown),
-                other => return Err(StoreError::Corrupt(format!("lease state {other}"))),
-            },
-        };
-        record_outcome(
-            &tx,
-            &req.resource,
-            &req.holder,
-            &req.request_id,
-            &request,
-            &reply,
-        )?;
+        let mut staged = StagedExpiries::over(&self.expiries);
+        let reply = renew_in(&tx, &self.secrets, self.limits, &mut staged, req)?;
+        let renewed = staged.renewed;
         tx.commit()?;
-        if reply.renewed {
-            self.expiries.insert(
-                req.resource.clone(),
-                Instant::now() + Duration::from_millis(duration_ms),
-            );
-        } else if let Some(reason) = reply.reason {
-            tracing::info!(
-                resource = %req.resource,
-                holder = %req.holder,
-                token = asked,
-                reason = reason.as_str(),
-                "renewal refused"
-            );
-        }
+        self.extend(renewed);
+        log_refusal(req, &reply);
         Ok(reply)
     }
 
+    /// Renews each of `reqs` as [`Store::renew`] would, in order, all in one transaction: one
+    /// commit, so one fsync, for the whole batch. Each element sees the ones before it, as if
+    /// they had been sent one by one.
+    ///
+    /// An element's own error ([`StoreError::is_request_error`], such as a missing secret) is
+    /// that element's result and undoes only that element's writes; any other failure rolls the
+    /// whole batch back and is returned, so nothing of a failed batch is applied.
+    pub fn renew_batch(
+        &mut self,
+        reqs: &[RenewRequest],
+    ) -> Result<Vec<Result<RenewReply, StoreError>>, StoreError> {
+        let mut tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut staged = StagedExpiries::over(&self.expiries);
+        let mut results = Vec::with_capacity(reqs.len());
+        for req in reqs {
+            // Dropping a savepoint without committing it rolls it back.
+            let element = tx.savepoint()?;
+            match renew_in(&element, &self.secrets, self.limits, &mut staged, req) {
+                Ok(reply) => {
+                    element.commit()?;
+                    results.push(Ok(reply));
+                }
+                Err(e) if e.is_request_error() => results.push(Err(e)),
+                Err(e) => return Err(e),
+            }
+        }
+        let renewed = staged.renewed;
+        tx.commit()?;
+        self.extend(renewed);
+        for (req, result) in reqs.iter().zip(&results) {
+            if let Ok(reply) = result {
+                log_refusal(req, reply);
+            }
+        }
+        Ok(results)
+    }
+
+    /// Applies committed renewals to the in-memory expiries, stamped now: after the commit, so
+    /// the grantor's lease starts no earlier than the holder's.
+    fn extend(&mut self, renewed: HashMap<String, (Instant, u64)>) {
+        let now = Instant::now();
+        for (resource, (_, duration_ms)) in renewed {
+            self.expiries
+                .insert(resource, now + Duration::from_millis(duration_ms));
+        }
+    }
+
     /// Ends the grant identified by holder and token, if it is still recorded as held.
+    ///
+    /// Releasing a live grant needs its secret (`leaseSecret`), else
+    /// [`StoreError::BadLeaseSecret`]; releasing what is not live answers `released: false`.
     pub fn release(&mut self, req: &ReleaseRequest) -> Result<ReleaseReply, StoreError> {
         let tx = self
             .conn
@@ -407,6 +463,13 @@ impl Store {
             return Ok(ReleaseReply { released: false });
         }
         let live = live_until(&self.expiries, &req.resource, Instant::now()).is_some();
+        let proven = self
+            .secrets
+            .lease_proof(&req.resource, req.lease_secret.clone())
+            .proves(req.token.get());
+        if live && !proven {
+            return Err(StoreError::BadLeaseSecret);
+        }
         // A grant that already ran out is recorded as expired: its holder did not give it back.
         let ended = if live { "released" } else { "expired" };
         tx.execute(
@@ -508,15 +571,40 @@ impl Store {
     }
 
     /// The design's fenced write: stores `payload` unless a larger token already wrote.
+    ///
+    /// A write that would be accepted needs the secret of the grant with `incoming` (else
+    /// [`StoreError::BadLeaseSecret`], nothing written); one that is fenced out is answered as
+    /// usual.
     pub fn fenced_write(
         &mut self,
         resource: &str,
         payload: &str,
         incoming: Token,
+        lease_secret: Option<&str>,
     ) -> Result<FencedWriteReply, StoreError> {
+        let proven = self
+            .secrets
+            .lease_proof(resource, lease_secret.map(str::to_owned))
+            .proves(incoming.get());
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if !proven {
+            let last: Option<i64> = tx
+                .query_row(
+                    "SELECT last_token FROM protected_state WHERE resource = ?1",
+                    params![resource],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            return match last.map(from_i64).transpose()? {
+                Some(last) if last > incoming.get() => Ok(FencedWriteReply {
+                    accepted: false,
+                    last_token: token(last)?,
+                }),
+                _ => Err(StoreError::BadLeaseSecret),
+            };
+        }
         let changed = tx.execute(
             "INSERT INTO protected_state (resource, payload, last_token) VALUES (?1, ?2, ?3)
              ON CONFLICT (resource) DO UPDATE SET
@@ -560,9 +648,154 @@ impl Store {
     }
 }
 
+/// The design's renewal of one grant inside the transaction `conn`, judging liveness by `staged`
+/// and recording there what it renewed: [`Store::renew`] and each element of
+/// [`Store::renew_batch`].
+fn renew_in(
+    conn: &Connection,
+    secrets: &Secrets,
+    limits: DurationLimits,
+    staged: &mut StagedExpiries<'_>,
+    req: &RenewRequest,
+) -> Result<RenewReply, StoreError> {
+    let request = format!("renew:{}", to_json(&without_renew_secret(req))?);
+    let proven = secrets
+        .lease_proof(&req.resource, req.lease_secret.clone())
+        .proves(req.token.get());
+    if let Some(stored) =
+        previous_outcome(conn, &req.resource, &req.holder, &req.request_id, &request)?
+    {
+        let row = lease_row(conn, &req.resource)?;
+        let live = live_grant(staged, row.as_ref(), &req.resource);
+        let reply = replay::replayed_renewal(stored, &req.holder, live);
+        if reply.renewed && !proven {
+            return Err(StoreError::BadLeaseSecret);
+        }
+        return Ok(reply);
+    }
+    let now = Instant::now();
+    let row = lease_row(conn, &req.resource)?;
+    let live = live_until(staged, &req.resource, now).is_some();
+    let duration_ms = limits.clamp(req.duration_ms);
+    let asked = req.token.get();
+    let reply = match row {
+        None => RenewReply::refused(RenewRefusal::Unknown),
+        Some(row) if asked > row.token => RenewReply::refused(RenewRefusal::Unknown),
+        Some(row) if asked < row.token => {
+            let revoked = row.revoked_token == Some(asked)
+                && row.revoked_holder.as_deref() == Some(req.holder.as_str());
+            RenewReply::refused(if revoked {
+                RenewRefusal::Revoked
+            } else {
+                RenewRefusal::NotHolder
+            })
+        }
+        Some(row) if row.holder != req.holder => RenewReply::refused(RenewRefusal::NotHolder),
+        Some(row) => match row.state.as_str() {
+            "held" if live && !proven => return Err(StoreError::BadLeaseSecret),
+            "held" if live => {
+                conn.execute(
+                    "UPDATE leases SET duration_ms = ?2 WHERE resource = ?1",
+                    params![req.resource, to_i64(duration_ms)],
+                )?;
+                RenewReply::renewed(req.token, duration_ms)
+            }
+            "held" | "expired" => RenewReply::refused(RenewRefusal::Expired),
+            "revoked" => RenewReply::refused(RenewRefusal::Revoked),
+            "released" => RenewReply::refused(RenewRefusal::Unknown),
+            other => return Err(StoreError::Corrupt(format!("lease state {other}"))),
+        },
+    };
+    record_outcome(
+        conn,
+        &req.resource,
+        &req.holder,
+        &req.request_id,
+        &request,
+        &reply,
+    )?;
+    if reply.renewed {
+        staged.renewed.insert(
+            req.resource.clone(),
+            (now + Duration::from_millis(duration_ms), duration_ms),
+        );
+    }
+    Ok(reply)
+}
+
+/// Logs a refused renewal, once its transaction committed.
+fn log_refusal(req: &RenewRequest, reply: &RenewReply) {
+    if let Some(reason) = reply.reason {
+        tracing::info!(
+            resource = %req.resource,
+            holder = %req.holder,
+            token = req.token.get(),
+            reason = reason.as_str(),
+            "renewal refused"
+        );
+    }
+}
+
+/// Where the expiry of a held grant is looked up.
+trait Expiries {
+    /// When the grant of `resource` runs out, if one is recorded as held.
+    fn expiry(&self, resource: &str) -> Option<Instant>;
+}
+
+impl Expiries for HashMap<String, Instant> {
+    fn expiry(&self, resource: &str) -> Option<Instant> {
+        self.get(resource).copied()
+    }
+}
+
+/// The expiries as a renewal transaction sees them: the committed ones, overlaid with the
+/// renewals it made so far. Those reach the store's memory only once the transaction commits,
+/// so memory never runs ahead of disk, while a later element of a batch still sees an earlier
+/// one's renewal.
+struct StagedExpiries<'a> {
+    committed: &'a HashMap<String, Instant>,
+    /// Renewed resource → (expiry as judged inside the transaction, granted duration in ms).
+    renewed: HashMap<String, (Instant, u64)>,
+}
+
+impl<'a> StagedExpiries<'a> {
+    fn over(committed: &'a HashMap<String, Instant>) -> StagedExpiries<'a> {
+        StagedExpiries {
+            committed,
+            renewed: HashMap::new(),
+        }
+    }
+}
+
+impl Expiries for StagedExpiries<'_> {
+    fn expiry(&self, resource: &str) -> Option<Instant> {
+        match self.renewed.get(resource) {
+            Some(&(until, _)) => Some(until),
+            None => self.committed.expiry(resource),
+        }
+    }
+}
+
+/// The request as it is recorded for telling retries apart: never with its secret, which the
+/// grantor does not store.
+fn without_secret(req: &GrantRequest) -> GrantRequest {
+    GrantRequest {
+        lease_secret: None,
+        ..req.clone()
+    }
+}
+
+/// See [`without_secret`].
+fn without_renew_secret(req: &RenewRequest) -> RenewRequest {
+    RenewRequest {
+        lease_secret: None,
+        ..req.clone()
+    }
+}
+
 /// The grant of `resource` that is live right now, if any, for answering a replay.
 fn live_grant<'a>(
-    expiries: &HashMap<String, Instant>,
+    expiries: &impl Expiries,
     row: Option<&'a LeaseRow>,
     resource: &str,
 ) -> Option<LiveGrant<'a>> {
@@ -576,13 +809,9 @@ fn live_grant<'a>(
 }
 
 /// How long the grant of `resource` has left at `now`, if it is live.
-fn live_until(
-    expiries: &HashMap<String, Instant>,
-    resource: &str,
-    now: Instant,
-) -> Option<Duration> {
+fn live_until(expiries: &impl Expiries, resource: &str, now: Instant) -> Option<Duration> {
     expiries
-        .get(resource)
+        .expiry(resource)
         .and_then(|until| until.checked_duration_since(now))
         .filter(|left| !left.is_zero())
 }
@@ -618,7 +847,7 @@ fn lease_row(conn: &Connection, resource: &str) -> Result<Option<LeaseRow>, Stor
 
 /// The stored reply to an earlier request with the same id, if that request was identical.
 fn previous_outcome<R: serde::de::DeserializeOwned>(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     resource: &str,
     holder: &str,
     request_id: &str,
@@ -643,7 +872,7 @@ fn previous_outcome<R: serde::de::DeserializeOwned>(
 
 /// Stores the reply for retries and prunes the resource's oldest outcomes.
 fn record_outcome<R: serde::Serialize>(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     resource: &str,
     holder: &str,
     request_id: &str,
@@ -702,6 +931,7 @@ mod tests {
             holder: holder.into(),
             duration_ms,
             request_id: id.into(),
+            lease_secret: None,
         }
     }
 
@@ -710,8 +940,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = open(&dir);
         let first = store.grant(&grant("a", "1", 10_000)).unwrap();
-        let second = store.grant(&grant("a", "2", 10_000)).unwrap();
-        assert_eq!(first.token.unwrap().get() + 1, second.token.unwrap().get());
+        let token = first.token.unwrap().get();
+        // Without the live grant's secret, the same holder name is denied like anyone else.
+        let unproven = store.grant(&grant("a", "2", 10_000)).unwrap();
+        assert!(!unproven.granted, "{unproven:?}");
+        let proven = GrantRequest {
+            lease_secret: Some(store.secrets.lease("r", token)),
+            ..grant("a", "3", 10_000)
+        };
+        let second = store.grant(&proven).unwrap();
+        assert_eq!(token + 1, second.token.unwrap().get());
     }
 
     #[test]
@@ -736,6 +974,7 @@ mod tests {
             token,
             duration_ms: 50_000,
             request_id: "2".into(),
+            lease_secret: Some(store.secrets.lease("r", token.get())),
         };
         assert!(store.renew(&renewal).unwrap().renewed);
         drop(store);
@@ -763,6 +1002,7 @@ mod tests {
             token,
             duration_ms: 1_000,
             request_id: "2".into(),
+            lease_secret: Some(store.secrets.lease("r", token.get())),
         };
         let refused = store.renew(&renewal).unwrap();
         assert_eq!(refused.reason, Some(RenewRefusal::Revoked));

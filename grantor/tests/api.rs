@@ -88,9 +88,6 @@ async fn every_bad_request_gets_its_code(backend: Backend) {
         ("POST", "/v1/grant", vec![JSON], Some(String::new()), 400, "bad_json"),
         ("POST", "/v1/grant", vec![("content-type", "text/plain")], Some(valid.into()), 415, "unsupported_media_type"),
         ("POST", "/v1/grant", vec![("content-type", "application/x-www-form-urlencoded")], Some(valid.into()), 415, "unsupported_media_type"),
-        ("POST", "/v1/revoke", vec![JSON], Some(r#"{"resource":"r"}"#.into()), 401, "unauthorized"),
-        ("POST", "/v1/revoke", vec![JSON, ("authorization", "Bearer wrong-key")], Some(r#"{"resource":"r"}"#.into()), 403, "forbidden"),
-        ("POST", "/v1/revoke", vec![JSON, ("authorization", "Basic dGVzdC1hZG1pbi1rZXk=")], Some(r#"{"resource":"r"}"#.into()), 403, "forbidden"),
         ("POST", "/v1/nope", vec![JSON], Some("{}".into()), 404, "not_found"),
         ("GET", "/nope", vec![], None, 404, "not_found"),
         ("GET", "/v1/grant", vec![], None, 405, "method_not_allowed"),
@@ -99,7 +96,7 @@ async fn every_bad_request_gets_its_code(backend: Backend) {
         ("GET", "/v1/status?resource=r&holder=h", vec![], None, 400, "unknown_field"),
         ("GET", "/v1/status?resource=", vec![], None, 400, "bad_resource"),
         ("POST", "/v1/grant", vec![JSON, ("origin", "https://elsewhere.example")], Some(valid.into()), 403, "origin_not_allowed"),
-        ("POST", "/v1/renew/batch", vec![JSON], Some(r#"{"renewals":[]}"#.into()), 501, "not_implemented"),
+        ("POST", "/v1/renew/batch", vec![JSON], Some(r#"{"renewals":[]}"#.into()), 400, "bad_batch"),
         ("POST", "/v1/fenced/write", vec![JSON], Some(r#"{"resource":"r","token":1}"#.into()), 400, "missing_field"),
         ("POST", "/v1/fenced/read", vec![JSON], Some(r#"{"resource":"r","token":1}"#.into()), 400, "unknown_field"),
     ];
@@ -349,7 +346,6 @@ async fn revoke_ends_the_grant_and_the_next_token_is_larger(backend: Backend) {
         server
             .client
             .post(format!("{}/v1/revoke", server.url))
-            .header("authorization", "Bearer test-admin-key")
             .json(&body)
             .send()
     };
@@ -382,8 +378,8 @@ async fn revoke_ends_the_grant_and_the_next_token_is_larger(backend: Backend) {
     server.stop().await;
 }
 
-async fn without_an_admin_key_loopback_peers_may_revoke(backend: Backend) {
-    let server = Server::start_on(backend, |c| c.admin_key = None).await;
+async fn without_api_keys_loopback_peers_may_revoke(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
     let (_, granted) = server.post("/v1/grant", grant("r", "a", 30_000, "1")).await;
     let (status, reply) = server.post("/v1/revoke", json!({"resource": "r"})).await;
     assert_eq!((status, reply), (200, json!({"revoked": true})));
@@ -404,30 +400,46 @@ async fn fenced_writes_accept_only_tokens_at_least_the_last(backend: Backend) {
         .await;
     assert_eq!(never, json!({"payload": null, "lastToken": null}));
 
+    // Three successive grants, each released before the next: tokens t1 < t2 < t3, each
+    // written with the secret its grant's reply carried.
+    let mut tokens = Vec::new();
+    for (i, holder) in ["a", "b", "c"].into_iter().enumerate() {
+        let (_, granted) = server
+            .post("/v1/grant", grant("r", holder, 30_000, &i.to_string()))
+            .await;
+        let token = token_of(&granted);
+        let release = json!({"resource": "r", "holder": holder, "token": token});
+        let (_, released) = server.post("/v1/release", release).await;
+        assert_eq!(released, json!({"released": true}));
+        tokens.push(token);
+    }
+    let [t1, t2, t3] = tokens[..] else {
+        unreachable!()
+    };
     let write =
         |payload: Value, token: u64| json!({"resource": "r", "payload": payload, "token": token});
     let (_, first) = server
-        .post("/v1/fenced/write", write(json!({"v": 1}), 5))
+        .post("/v1/fenced/write", write(json!({"v": 1}), t2))
         .await;
-    assert_eq!(first, json!({"accepted": true, "lastToken": 5}));
+    assert_eq!(first, json!({"accepted": true, "lastToken": t2}));
     let (_, stale) = server
-        .post("/v1/fenced/write", write(json!("stale"), 4))
+        .post("/v1/fenced/write", write(json!("stale"), t1))
         .await;
-    assert_eq!(stale, json!({"accepted": false, "lastToken": 5}));
+    assert_eq!(stale, json!({"accepted": false, "lastToken": t2}));
     let (_, equal) = server
-        .post("/v1/fenced/write", write(json!([1, "two", null]), 5))
+        .post("/v1/fenced/write", write(json!([1, "two", null]), t2))
         .await;
-    assert_eq!(equal, json!({"accepted": true, "lastToken": 5}));
+    assert_eq!(equal, json!({"accepted": true, "lastToken": t2}));
     let (_, read) = server
         .post("/v1/fenced/read", json!({"resource": "r"}))
         .await;
-    assert_eq!(read, json!({"payload": [1, "two", null], "lastToken": 5}));
-    let (_, newer) = server.post("/v1/fenced/write", write(json!(7.5), 9)).await;
-    assert_eq!(newer, json!({"accepted": true, "lastToken": 9}));
+    assert_eq!(read, json!({"payload": [1, "two", null], "lastToken": t2}));
+    let (_, newer) = server.post("/v1/fenced/write", write(json!(7.5), t3)).await;
+    assert_eq!(newer, json!({"accepted": true, "lastToken": t3}));
     let (_, read) = server
         .post("/v1/fenced/read", json!({"resource": "r"}))
         .await;
-    assert_eq!(read, json!({"payload": 7.5, "lastToken": 9}));
+    assert_eq!(read, json!({"payload": 7.5, "lastToken": t3}));
     server.stop().await;
 }
 
@@ -560,7 +572,14 @@ async fn a_regrant_never_ends_a_live_lease_sooner_than_promised(backend: Backend
     let (_, long) = server.post("/v1/grant", grant("r", "a", 20_000, "1")).await;
     // The same holder asks again, for much less: a new token, but the resource stays promised
     // until the first grant's end, so nobody else can be granted before then.
-    let (_, short) = server.post("/v1/grant", grant("r", "a", 200, "2")).await;
+    let (_, mut short) = server.post("/v1/grant", grant("r", "a", 200, "2")).await;
+    // A new grant: a new secret.
+    let secret = short
+        .as_object_mut()
+        .unwrap()
+        .remove("leaseSecret")
+        .unwrap();
+    assert_ne!(secret, long["leaseSecret"]);
     assert_eq!(
         short,
         json!({"granted": true, "token": token_of(&long) + 1, "durationMs": 200})
@@ -599,7 +618,7 @@ on_both_backends!(
     release_is_idempotent_and_keeps_the_counter,
     status_by_query_or_body_reports_the_live_grant,
     revoke_ends_the_grant_and_the_next_token_is_larger,
-    without_an_admin_key_loopback_peers_may_revoke,
+    without_api_keys_loopback_peers_may_revoke,
     fenced_writes_accept_only_tokens_at_least_the_last,
     health_and_static_files_are_served,
     an_expired_grant_goes_to_the_next_holder_with_a_larger_token,

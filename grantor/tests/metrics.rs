@@ -335,7 +335,13 @@ async fn fencing_and_queue_counters_follow_the_replies(backend: Backend) {
     let server = Server::start_on(backend, |_| {}).await;
     let before = scrape(&server).await;
 
-    for (token, accepted) in [(5, true), (5, true), (7, true), (6, false)] {
+    let tokens = common::successive_tokens(&server, "f", 3).await;
+    for (token, accepted) in [
+        (tokens[0], true),
+        (tokens[0], true),
+        (tokens[2], true),
+        (tokens[1], false),
+    ] {
         let (_, reply) = server
             .post(
                 "/v1/fenced/write",

@@ -70,6 +70,11 @@ async fn the_database_refuses_a_token_past_the_limit() {
     let (server, sql) = start().await;
     let (_, first) = server.post("/v1/grant", grant("r", "a", 30_000, "1")).await;
     assert_eq!(token_of(&first), 1);
+    let release = json!({"resource": "r", "holder": "a", "token": 1});
+    assert_eq!(
+        server.post("/v1/release", release).await.1["released"],
+        true
+    );
     let max = tenure::protocol::MAX_TOKEN;
     sql.execute(
         "UPDATE lease_registry SET token = $1::bigint - 1 WHERE resource = 'r'",
@@ -77,9 +82,10 @@ async fn the_database_refuses_a_token_past_the_limit() {
     )
     .await
     .unwrap();
-    let (_, last) = server.post("/v1/grant", grant("r", "a", 30_000, "2")).await;
+    let (_, last) = server.post("/v1/grant", grant("r", "b", 30_000, "2")).await;
     assert_eq!(token_of(&last), max, "{last}");
-    let (status, exhausted) = server.post("/v1/grant", grant("r", "a", 30_000, "3")).await;
+    // Its holder re-grants (with the live grant's secret): that would take token 2^53.
+    let (status, exhausted) = server.post("/v1/grant", grant("r", "b", 30_000, "3")).await;
     assert_eq!(status, 409, "{exhausted}");
     assert_eq!(exhausted["error"]["code"], "token_exhausted");
     // The refused grant changed nothing: the last token still holds.
@@ -161,12 +167,17 @@ async fn a_killed_grantor_process_changes_nothing() {
     .await;
     assert_eq!(retried["granted"], true, "{retried}");
     assert_eq!(retried["token"], held["token"]);
+    // Another process derives the same secret from the key in the database.
+    assert!(held["leaseSecret"].is_string(), "{held}");
+    assert_eq!(retried["leaseSecret"], held["leaseSecret"]);
     // Promised only what is left of the original: most of the lease has passed.
     let left = retried["durationMs"].as_u64().unwrap();
     assert!((1..LEASE_MS).contains(&left), "replayed durationMs {left}");
     let (_, reclaimed) = post(&client, &second.url, "/v1/queues/claim", body).await;
     assert_eq!(reclaimed["item"], claimed["item"]);
     assert_eq!(reclaimed["token"], claimed["token"]);
+    assert!(claimed["claimSecret"].is_string(), "{claimed}");
+    assert_eq!(reclaimed["claimSecret"], claimed["claimSecret"]);
     let left = reclaimed["claimMs"].as_u64().unwrap();
     assert!((1..60_000).contains(&left), "replayed claimMs {left}");
     // The lease runs out when the database said it would: not extended by the restart (the

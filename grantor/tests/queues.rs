@@ -435,6 +435,7 @@ async fn a_claim_live_at_a_crash_is_held_for_its_full_duration_after_the_restart
     let (_, other) = post(&client, &first.url, "/v1/queues/claim", body).await;
     let (done, done_token) = claimed(&other);
     let completion = with(fenced("q", done, "a", done_token), "result", json!(1));
+    let completion = with(completion, "claimSecret", other["claimSecret"].clone());
     let (status, _) = post(&client, &first.url, "/v1/queues/complete", completion).await;
     assert_eq!(status, 200);
     first.kill();

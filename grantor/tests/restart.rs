@@ -33,10 +33,12 @@ async fn a_killed_grantor_restarts_without_early_grants_or_reused_tokens() {
     )
     .await;
     let freed_token = freed["token"].as_u64().unwrap();
-    let release = json!({"resource": "freed", "holder": "c", "token": freed_token});
+    let release = json!({"resource": "freed", "holder": "c", "token": freed_token,
+                         "leaseSecret": freed["leaseSecret"]});
     let (_, released) = post(&client, &first.url, "/v1/release", release).await;
     assert_eq!(released["released"], true);
-    let write = json!({"resource": "r", "payload": {"n": 1}, "token": held_token});
+    let write = json!({"resource": "r", "payload": {"n": 1}, "token": held_token,
+                       "leaseSecret": held["leaseSecret"]});
     let (_, written) = post(&client, &first.url, "/v1/fenced/write", write).await;
     assert_eq!(written["accepted"], true);
     first.kill();
@@ -70,6 +72,9 @@ async fn a_killed_grantor_restarts_without_early_grants_or_reused_tokens() {
     .await;
     assert_eq!(retried["granted"], true, "{retried}");
     assert_eq!(retried["token"], held["token"]);
+    // The secret is derived from the key kept in the database: the same after the crash.
+    assert!(held["leaseSecret"].is_string(), "{held}");
+    assert_eq!(retried["leaseSecret"], held["leaseSecret"]);
     let left = retried["durationMs"].as_u64().unwrap();
     assert!((1..=3_000).contains(&left), "replayed durationMs {left}");
 

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use super::config::HolderConfig;
-use super::lease::Lease;
+use super::lease::{Lease, SafeWindow};
 use super::rng::Jitter;
 use super::time::{Clock, Micros, MonoTime, Now};
 use super::Mutation;
@@ -364,16 +364,36 @@ impl Holder {
     /// [`handle_timeout`](Holder::handle_timeout) so the loss is delivered at once.
     pub fn is_safely_held(&mut self, now: Now) -> bool {
         let now = self.clock.observe(now);
-        matches!(self.state, State::Held { .. }) && self.lease.is_safely_held(now)
+        matches!(self.state, State::Held { .. }) && self.lease.is_safely_held_seen(now)
     }
 
     /// Time left on the lease at `now` (zero when not held).
     pub fn remaining(&mut self, now: Now) -> Micros {
         let now = self.clock.observe(now);
         match self.state {
-            State::Held { .. } => self.lease.remaining(now),
+            State::Held { .. } => self.lease.remaining_seen(now),
             _ => Micros::ZERO,
         }
+    }
+
+    /// The readings at which [`is_safely_held`](Holder::is_safely_held) is settled in advance:
+    /// the held lease's [`SafeWindow`] on this holder's clock, `None` unless held.
+    pub fn safe_window(&self) -> Option<SafeWindow> {
+        match self.state {
+            State::Held { .. } => self.lease.window_on(&self.clock),
+            _ => None,
+        }
+    }
+
+    /// Records a reading that [`safe_window`](Holder::safe_window) admitted, as observing it
+    /// would.
+    pub fn observe_quiet(&mut self, mono: MonoTime) {
+        self.clock.observe_quiet(mono);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Starts acquiring: one attempt, or with `campaign` retries until granted or cancelled.
@@ -420,7 +440,7 @@ impl Holder {
         match self.state {
             State::Held { .. } => {
                 // A hold already past its margin is lost, not released: report what happened.
-                if !self.lease.is_safely_held(now) {
+                if !self.lease.is_safely_held_seen(now) {
                     self.lose(LossReason::MarginExhausted);
                     return;
                 }
@@ -496,7 +516,9 @@ impl Holder {
                 _ => {}
             },
             State::Held { renewal, .. } => {
-                if !self.mutated(Mutation::NoIndependentExpiry) && !self.lease.is_safely_held(now) {
+                if !self.mutated(Mutation::NoIndependentExpiry)
+                    && !self.lease.is_safely_held_seen(now)
+                {
                     self.lose(LossReason::MarginExhausted);
                     return;
                 }
@@ -528,7 +550,7 @@ impl Holder {
         // (tenure-sim seed 261).
         if matches!(self.state, State::Held { .. })
             && !self.mutated(Mutation::NoIndependentExpiry)
-            && !self.lease.is_safely_held(now)
+            && !self.lease.is_safely_held_seen(now)
         {
             return self.lose(LossReason::MarginExhausted);
         }
@@ -558,8 +580,8 @@ impl Holder {
                 }
                 let duration = self.granted_duration(duration_ms);
                 let start = self.stamp(attempt.sent, now);
-                self.lease.grant_for(token, start, now, duration);
-                if !self.lease.is_safely_held(now) {
+                self.lease.grant_seen(token, start, now, duration);
+                if !self.lease.is_safely_held_seen(now) {
                     // The grantor holds it for us but no safe time is left: hand it back so
                     // others need not wait, and count the attempt as failed.
                     self.lease.clear();
@@ -618,9 +640,9 @@ impl Holder {
                 }
                 let duration = self.granted_duration(duration_ms);
                 let start = self.stamp(attempt.sent, now);
-                self.lease.grant_for(token, start, now, duration);
+                self.lease.grant_seen(token, start, now, duration);
                 self.highest_token = Some(self.highest_token.map_or(token, |t| t.max(token)));
-                if !self.lease.is_safely_held(now) {
+                if !self.lease.is_safely_held_seen(now) {
                     // Renewed, but the reply took so long that no safe time is left.
                     return self.lose(LossReason::MarginExhausted);
                 }
@@ -662,7 +684,7 @@ impl Holder {
 
     fn renew_failed(&mut self, now: Now, failure: Failure) {
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
-        if !self.lease.is_safely_held(now) {
+        if !self.lease.is_safely_held_seen(now) {
             return self.lose(LossReason::MarginExhausted);
         }
         // Honour Retry-After, but a retry after the margin begins is pointless: the expiry

@@ -102,9 +102,21 @@ impl Lease {
         // backward step (see `Clock`). `sent` is a host reading, so move it into that frame by
         // the same offset; otherwise every grant after a step back would look expired at once.
         let frame_offset = now.wall.since(raw_now.wall);
+        let sent = Now {
+            mono: sent.mono,
+            wall: WallTime(sent.wall.0.saturating_add(frame_offset.0)),
+        };
+        self.grant_seen(token, sent, now, duration);
+    }
+
+    /// [`Lease::grant_for`] with `sent` and `now` already in the frame of the caller's clock.
+    ///
+    /// A [`Holder`](super::Holder) counts time on its own clock and passes the readings it has
+    /// observed; a second clock here would only observe them again and agree with the first.
+    pub(crate) fn grant_seen(&mut self, token: Token, sent: Now, now: Now, duration: Micros) {
         let start = Now {
             mono: sent.mono.min(now.mono),
-            wall: WallTime(sent.wall.0.saturating_add(frame_offset.0)).min(now.wall),
+            wall: sent.wall.min(now.wall),
         };
         self.grant = Some(Grant {
             token,
@@ -121,6 +133,17 @@ impl Lease {
     /// Time left before the grantor may reclaim, judged on both clocks; zero when not granted.
     pub fn remaining(&mut self, now: Now) -> Micros {
         let now = self.clock.observe(now);
+        self.remaining_seen(now)
+    }
+
+    /// Whether more than the margin remains.
+    pub fn is_safely_held(&mut self, now: Now) -> bool {
+        let now = self.clock.observe(now);
+        self.is_safely_held_seen(now)
+    }
+
+    /// [`Lease::remaining`] at a reading the caller's clock has already observed.
+    pub(crate) fn remaining_seen(&self, now: Now) -> Micros {
         match self.grant {
             None => Micros::ZERO,
             Some(grant) => grant
@@ -129,16 +152,58 @@ impl Lease {
         }
     }
 
-    /// Whether more than the margin remains.
-    pub fn is_safely_held(&mut self, now: Now) -> bool {
+    /// [`Lease::is_safely_held`] at a reading the caller's clock has already observed.
+    pub(crate) fn is_safely_held_seen(&self, now: Now) -> bool {
         if self.grant.is_none() {
             return false;
         }
+        self.remaining_seen(now) > self.effective_margin()
+    }
+
+    /// The readings at which this lease is safely held and which its clock would observe without
+    /// changing anything but its latest monotonic reading; `None` when there are none (not
+    /// granted, not safely held at the last reading, or no reading yet). See [`SafeWindow`].
+    pub fn safe_window(&self) -> Option<SafeWindow> {
+        self.window_on(&self.clock)
+    }
+
+    /// Records a reading that [`Lease::safe_window`] admitted, as observing it would.
+    pub fn observe_quiet(&mut self, mono: MonoTime) {
+        self.clock.observe_quiet(mono);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// [`Lease::safe_window`] for a lease whose time is counted on `clock`.
+    pub(crate) fn window_on(&self, clock: &Clock) -> Option<SafeWindow> {
         #[cfg(feature = "mutations")]
-        if self.mutation == Some(crate::core::Mutation::IgnoreMargin) {
-            return self.remaining(now) > Micros::ZERO;
+        if self.mutation.is_some() {
+            return None;
         }
-        self.remaining(now) > self.margin
+        let grant = self.grant?;
+        let last = clock.last()?;
+        let (offset_min, offset_max) = clock.quiet_offsets()?;
+        // For a quiet reading at monotonic `m`, the clock's wall reading is `m + frame`, so the
+        // elapsed time (the larger of the two clocks' elapsed times) is `m - start` with `start`
+        // the earlier of the grant's two start stamps in monotonic terms.
+        let frame = i128::from(last.wall.0) - i128::from(last.mono.0);
+        let start = i128::from(grant.start.mono.0).min(i128::from(grant.start.wall.0) - frame);
+        let safe_for = grant.duration.0.checked_sub(self.margin.0)?;
+        let safe_until = u64::try_from(start + i128::from(safe_for)).ok()?;
+        let expires_at = u64::try_from(start + i128::from(grant.duration.0)).ok()?;
+        if safe_until <= last.mono.0 {
+            return None;
+        }
+        Some(SafeWindow {
+            mono_from: last.mono,
+            safe_until: MonoTime(safe_until),
+            expires_at: MonoTime(expires_at),
+            offset_min,
+            offset_max,
+        })
     }
 
     /// The monotonic instant at which the lease stops being safely held if the monotonic clock
@@ -166,6 +231,47 @@ impl Lease {
             return now.mono.since(start.mono);
         }
         now.elapsed_since(start)
+    }
+}
+
+/// The readings at which a lease's answer is settled before they are taken.
+///
+/// Checking a lease observes a reading, which moves the clock on. For a *quiet* reading (see
+/// [`Clock::quiet_offsets`]) that move is only "the latest monotonic reading is now this one",
+/// and while the lease is safely held the answer follows from the monotonic reading alone. So
+/// for every reading `now` with [`SafeWindow::admits`]`(now)`:
+/// - `is_safely_held(now)` is `true` and `remaining(now)` is [`SafeWindow::remaining`];
+/// - `observe_quiet(now.mono)` leaves the lease exactly as `is_safely_held(now)` would.
+///
+/// A host that pays for every call into the core (WebAssembly) checks the window itself and
+/// calls in only for readings outside it: every decision is still the core's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SafeWindow {
+    /// The clock's latest monotonic reading: earlier readings are not admitted.
+    pub mono_from: MonoTime,
+    /// The lease is safely held at monotonic readings before this one.
+    pub safe_until: MonoTime,
+    /// Where the remaining time reaches zero, on the monotonic clock.
+    pub expires_at: MonoTime,
+    /// The lowest admitted `wall − monotonic` offset of a host reading, µs.
+    pub offset_min: i128,
+    /// The highest admitted `wall − monotonic` offset of a host reading, µs.
+    pub offset_max: i128,
+}
+
+impl SafeWindow {
+    /// Whether the host reading `now` is inside the window.
+    pub fn admits(&self, now: Now) -> bool {
+        let offset = i128::from(now.wall.0) - i128::from(now.mono.0);
+        now.mono >= self.mono_from
+            && now.mono < self.safe_until
+            && offset >= self.offset_min
+            && offset <= self.offset_max
+    }
+
+    /// The time left at an admitted reading taken at `mono`.
+    pub fn remaining(&self, mono: MonoTime) -> Micros {
+        self.expires_at.since(mono)
     }
 }
 

@@ -22,13 +22,15 @@ mod holder;
 mod lease;
 mod rng;
 mod time;
+#[cfg(test)]
+mod window_tests;
 
 pub use config::{checked_ms, ConfigError, HolderConfig, HolderOptionsMs, MAX_DURATION_MS};
 pub use holder::{
     AcquireFailure, Event, Failure, FailureKind, Holder, LossReason, Output, Phase, Reply, Request,
     RequestId, RequestKind, UsageError,
 };
-pub use lease::{Grant, Lease};
+pub use lease::{Grant, Lease, SafeWindow};
 pub use rng::Jitter;
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 

@@ -168,7 +168,7 @@ pub const WALL_JITTER_TOLERANCE: Micros = Micros(25_000);
 /// Only a step back *and* a sleep between the same two readings can still hide time; no pair of
 /// readings can tell that apart from no time passing. Over-counting only ends leases early:
 /// availability, never safety.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clock {
     last: Option<Now>,
     /// The lowest `host wall − monotonic` offset since the wall clock last ran ahead; a
@@ -225,6 +225,34 @@ impl Clock {
     /// The last reading observed, if any.
     pub fn last(&self) -> Option<Now> {
         self.last
+    }
+
+    /// The host offsets (`wall − monotonic`, µs, inclusive) of a *quiet* reading, `None` before
+    /// the first reading. A reading is quiet when its monotonic part is not behind the last one
+    /// and its offset lies in this band: its wall clock neither fell below the baseline nor ran
+    /// ahead by more than [`WALL_JITTER_TOLERANCE`]. Observing a quiet reading changes nothing
+    /// but the latest monotonic reading ([`Clock::observe_quiet`]), so a host may skip handing
+    /// it over and record just that.
+    pub fn quiet_offsets(&self) -> Option<(i128, i128)> {
+        self.last.map(|_| {
+            (
+                self.baseline,
+                self.baseline + i128::from(WALL_JITTER_TOLERANCE.0),
+            )
+        })
+    }
+
+    /// Records a quiet reading taken at `mono` exactly as [`Clock::observe`] would: the step
+    /// counts on both clocks, and the baseline stays. An earlier `mono` changes nothing.
+    pub fn observe_quiet(&mut self, mono: MonoTime) {
+        if let Some(last) = self.last {
+            if mono > last.mono {
+                self.last = Some(Now {
+                    mono,
+                    wall: WallTime(last.wall.0.saturating_add(mono.since(last.mono).0)),
+                });
+            }
+        }
     }
 }
 
@@ -300,6 +328,32 @@ mod tests {
         assert_eq!(small.elapsed_since(start), Micros(1_000));
         let slept = clock.observe(Now::from_micros(2_000, 1_052_000));
         assert_eq!(slept.elapsed_since(start), Micros(52_000));
+    }
+
+    #[test]
+    fn a_quiet_reading_changes_only_the_latest_monotonic_reading() {
+        let mut clock = Clock::new();
+        assert_eq!(clock.quiet_offsets(), None);
+        clock.observe(Now::from_micros(1_000, 5_000));
+        assert_eq!(clock.quiet_offsets(), Some((4_000, 29_000)));
+        // Both ends of the band are quiet: observing or recording them is the same.
+        for wall in [7_000, 7_000 + 25_000] {
+            let mut observed = clock;
+            let mut recorded = clock;
+            observed.observe(Now::from_micros(3_000, wall));
+            recorded.observe_quiet(MonoTime(3_000));
+            assert_eq!(observed, recorded);
+        }
+        // Just outside the band the wall clock counts, so the reading is not quiet.
+        let mut observed = clock;
+        let mut recorded = clock;
+        observed.observe(Now::from_micros(3_000, 7_000 + 25_001));
+        recorded.observe_quiet(MonoTime(3_000));
+        assert_ne!(observed, recorded);
+        // A reading behind the last one is not recorded.
+        let mut behind = clock;
+        behind.observe_quiet(MonoTime(500));
+        assert_eq!(behind, clock);
     }
 
     #[test]

@@ -4,39 +4,47 @@
 //! step borrows the core, applies one input, drains the outputs into a local list, drops the
 //! borrow, and only then calls the grantor, the event callback or the timer functions. Those may
 //! call straight back into the holder (an `onLeaseLost` that re-acquires, a grantor that answers
-//! synchronously), and they find the core free.
+//! synchronously), and they find the core free. Borrows are taken with `try_borrow_mut`, and a
+//! step that found the core busy (which the rule rules out) does nothing rather than panic.
+//!
+//! Every step also publishes the core's safe window for the package's `Lease` (see
+//! [`super::window`]), and first records the reading that `Lease` last answered from it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 
-use js_sys::{Function, Object, Promise};
+use js_sys::{Array, Float64Array, Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::error::{config_error, get, lease_error, set};
-use super::js::{clear_timeout, now_ms, set_timeout, AbortController};
+use super::js::{clear_timeout, now_ms, set_timeout, then_call, AbortController};
 use super::lease::now_or_expired;
 use super::reply::{grant_outcome, renew_outcome};
+use super::window::PublishedWindow;
 use crate::core::{
     AcquireFailure, ConfigError, Event, Failure, FailureKind, Holder, HolderConfig,
     HolderOptionsMs, Micros, MonoTime, Now, Output, Phase, Reply, Request, RequestId, RequestKind,
 };
 
-/// The JavaScript side of a holder: what it talks to and whom it tells.
+/// The JavaScript side of a holder: what it talks to and whom it tells. Cells, not `RefCell`s,
+/// outside the core: each is taken out, changed and put back, so none can be found borrowed.
 struct Shared {
     core: RefCell<Holder>,
+    window: PublishedWindow,
     grantor: JsValue,
     grant: Function,
     renew: Function,
     release: Option<Function>,
-    resource: String,
-    holder_id: String,
-    request_prefix: js_sys::JsString,
+    resource: JsValue,
+    holder_id: JsValue,
+    request_prefix: JsString,
     on_event: Function,
-    timer: RefCell<Option<ArmedTimer>>,
-    timer_callback: RefCell<Option<Closure<dyn FnMut()>>>,
-    in_flight: RefCell<Vec<(RequestId, AbortController)>>,
-    last_release: RefCell<Option<Promise>>,
+    /// `leaseMs`, `marginMs` and `renewIntervalMs` as validated: fixed for the holder's life.
+    config: (f64, f64, f64),
+    timer: Cell<Option<ArmedTimer>>,
+    timer_callback: OnceCell<Closure<dyn FnMut()>>,
+    in_flight: Cell<Vec<(RequestId, AbortController)>>,
+    last_release: Cell<Option<Promise>>,
     disposed: Cell<bool>,
 }
 
@@ -48,10 +56,10 @@ struct ArmedTimer {
 impl Drop for Shared {
     fn drop(&mut self) {
         // A timer left armed would call into a closure that no longer exists.
-        if let Some(timer) = self.timer.get_mut().take() {
+        if let Some(timer) = self.timer.take() {
             clear_timeout(&timer.handle);
         }
-        for (_, controller) in self.in_flight.get_mut().drain(..) {
+        for (_, controller) in self.in_flight.take() {
             controller.abort();
         }
     }
@@ -64,15 +72,31 @@ fn now() -> Now {
     now_or_expired(mono, wall).unwrap_or(Now::from_micros(0, u64::MAX / 2))
 }
 
+/// Runs `step` on the core, between recording the reading the package's `Lease` answered from
+/// the window and publishing the window again. `None` if the core is busy, which the module's
+/// rule (no borrow held while JavaScript runs) rules out; so callers read the clocks (JavaScript)
+/// before, not inside, `step`.
+fn step<R>(shared: &Shared, step: impl FnOnce(&mut Holder) -> R) -> Option<R> {
+    let mut core = shared.core.try_borrow_mut().ok()?;
+    if let Some(mono) = shared.window.recorded() {
+        core.observe_quiet(mono);
+    }
+    let result = step(&mut core);
+    shared.window.publish(core.safe_window());
+    Some(result)
+}
+
 /// Drives one lease holder. The package's `LeaseHolder` class wraps it.
 #[wasm_bindgen]
 pub struct HolderCore {
     shared: Rc<Shared>,
 }
 
-fn string_option(config: &JsValue, key: &'static str) -> Result<String, JsValue> {
-    match get(config, key).as_string() {
-        Some(s) if !s.is_empty() => Ok(s),
+/// A non-empty string option, kept as the JavaScript string it is: the holder only passes it on.
+fn string_option(config: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
+    let value = get(config, key);
+    match value.dyn_ref::<JsString>() {
+        Some(s) if s.length() > 0 => Ok(value),
         _ => Err(config_error(&ConfigError {
             field: key,
             problem: "must be a non-empty string",
@@ -109,14 +133,16 @@ fn method(grantor: &JsValue, name: &'static str) -> Option<Function> {
 
 /// `holderId:<random>:`, so request ids stay unique across holders and process restarts. Built
 /// with JavaScript's number formatting to keep Rust's formatting machinery out of the module.
-fn request_prefix(holder_id: &str) -> js_sys::JsString {
+fn request_prefix(holder_id: &JsValue) -> JsString {
     let random = js_sys::Number::from(js_sys::Math::random() * 9_007_199_254_740_991.0)
         .to_string_with_radix(36)
-        .unwrap_or_else(|_| js_sys::JsString::from("0"));
-    js_sys::JsString::from(holder_id)
-        .concat(&JsValue::from_str(":"))
+        .unwrap_or_else(|_| JsString::from("0"));
+    let separator = JsValue::from_str(":");
+    holder_id
+        .unchecked_ref::<JsString>()
+        .concat(&separator)
         .concat(&random)
-        .concat(&JsValue::from_str(":"))
+        .concat(&separator)
 }
 
 fn random_u64() -> u64 {
@@ -129,7 +155,7 @@ fn random_u64() -> u64 {
 #[wasm_bindgen]
 impl HolderCore {
     /// Validates the configuration (errors name the option) and prepares the holder.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(
         grantor: JsValue,
         config: JsValue,
@@ -161,8 +187,14 @@ impl HolderCore {
         let margin_ms = required_number(&config, "marginMs")?;
         let core = HolderConfig::from_ms(lease_ms, margin_ms, options, random_u64())
             .map_err(|e| config_error(&e))?;
+        let config = (
+            core.lease.as_ms_f64(),
+            core.margin.as_ms_f64(),
+            core.renew_interval.as_ms_f64(),
+        );
         let shared = Rc::new(Shared {
             core: RefCell::new(Holder::new(core)),
+            window: PublishedWindow::new(),
             release: method(&grantor, "release"),
             grantor,
             grant,
@@ -171,145 +203,162 @@ impl HolderCore {
             resource,
             holder_id,
             on_event,
-            timer: RefCell::new(None),
-            timer_callback: RefCell::new(None),
-            in_flight: RefCell::new(Vec::new()),
-            last_release: RefCell::new(None),
+            config,
+            timer: Cell::new(None),
+            timer_callback: OnceCell::new(),
+            in_flight: Cell::new(Vec::new()),
+            last_release: Cell::new(None),
             disposed: Cell::new(false),
         });
         let weak = Rc::downgrade(&shared);
-        let callback = Closure::<dyn FnMut()>::new(move || on_timer(&weak));
-        *shared.timer_callback.borrow_mut() = Some(callback);
+        let _ = shared
+            .timer_callback
+            .set(Closure::<dyn FnMut()>::new(move || on_timer(&weak)));
         Ok(HolderCore { shared })
     }
 
     /// Starts acquiring; the outcome arrives as an `acquired` or `acquireFailed` event. With
     /// `campaign`, retries until granted or cancelled.
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn acquire(&self, campaign: bool) -> Result<(), JsValue> {
-        let result = self.shared.core.borrow_mut().acquire(now(), campaign);
+        let now = now();
+        let result = step(&self.shared, |core| core.acquire(now, campaign));
         drive(&self.shared);
-        result.map_err(|e| {
-            let message = match e {
-                crate::core::UsageError::AlreadyHeld => "the lease is already held",
-                crate::core::UsageError::AcquireInProgress => "an acquire is already in progress",
-            };
-            lease_error("ERR_LEASE_USAGE", message, None)
-        })
+        match result {
+            Some(Err(crate::core::UsageError::AlreadyHeld)) => Err(lease_error(
+                "ERR_LEASE_USAGE",
+                "the lease is already held",
+                None,
+            )),
+            Some(Err(crate::core::UsageError::AcquireInProgress)) => Err(lease_error(
+                "ERR_LEASE_USAGE",
+                "an acquire is already in progress",
+                None,
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Stops a campaign or pending acquire.
-    #[wasm_bindgen(js_name = cancelAcquire)]
+    #[wasm_bindgen(skip_jsdoc, js_name = cancelAcquire)]
     pub fn cancel_acquire(&self) {
-        self.shared.core.borrow_mut().cancel_acquire(now());
+        let now = now();
+        step(&self.shared, |core| core.cancel_acquire(now));
         drive(&self.shared);
     }
 
     /// Ends the hold locally with `reason`, as the design's `surrender`.
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn surrender(&self, reason: &str) {
-        self.shared.core.borrow_mut().surrender(now(), reason);
+        let now = now();
+        step(&self.shared, |core| core.surrender(now, reason));
         drive(&self.shared);
     }
 
     /// Ends the hold and tells the grantor. Resolves when the grantor's `release` settles
     /// (immediately if nothing was held or the grantor has no `release`).
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn release(&self) -> Promise {
-        self.shared.last_release.borrow_mut().take();
-        self.shared.core.borrow_mut().release(now());
+        self.shared.last_release.take();
+        let now = now();
+        step(&self.shared, |core| core.release(now));
         drive(&self.shared);
-        let pending = self.shared.last_release.borrow_mut().take();
+        let pending = self.shared.last_release.take();
         pending.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED))
     }
 
     /// Re-checks every deadline now. Hosts call it after possible sleep or throttling.
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn check(&self) {
-        self.shared.core.borrow_mut().handle_timeout(now());
+        let now = now();
+        step(&self.shared, |core| core.handle_timeout(now));
         drive(&self.shared);
     }
 
     /// Whether the lease is held with more than the margin left at the given readings.
-    #[wasm_bindgen(js_name = isSafelyHeldAt)]
+    #[wasm_bindgen(skip_jsdoc, js_name = isSafelyHeldAt)]
     pub fn is_safely_held_at(&self, mono_ms: f64, wall_ms: f64) -> bool {
         match now_or_expired(mono_ms, wall_ms) {
-            Some(now) => self.shared.core.borrow_mut().is_safely_held(now),
+            Some(now) => step(&self.shared, |core| core.is_safely_held(now)).unwrap_or(false),
             None => false,
         }
     }
 
     /// Milliseconds left at the given readings (0 when not held).
-    #[wasm_bindgen(js_name = remainingMsAt)]
+    #[wasm_bindgen(skip_jsdoc, js_name = remainingMsAt)]
     pub fn remaining_ms_at(&self, mono_ms: f64, wall_ms: f64) -> f64 {
         match now_or_expired(mono_ms, wall_ms) {
-            Some(now) => self.shared.core.borrow_mut().remaining(now).as_ms_f64(),
+            Some(now) => step(&self.shared, |core| core.remaining(now))
+                .unwrap_or(Micros::ZERO)
+                .as_ms_f64(),
             None => 0.0,
         }
     }
 
     /// `"idle"`, `"acquiring"` or `"held"`.
-    #[wasm_bindgen(getter)]
-    pub fn phase(&self) -> String {
-        match self.shared.core.borrow().phase() {
-            Phase::Idle => "idle",
-            Phase::Acquiring => "acquiring",
-            Phase::Held => "held",
-        }
-        .to_owned()
+    #[wasm_bindgen(skip_jsdoc, getter)]
+    pub fn phase(&self) -> JsString {
+        let phase = self.shared.core.try_borrow().map(|core| core.phase());
+        JsString::from(match phase {
+            Ok(Phase::Held) => "held",
+            Ok(Phase::Acquiring) => "acquiring",
+            _ => "idle",
+        })
+    }
+
+    /// The published window (see [`super::window`]): five numbers the package's `Lease` reads.
+    #[wasm_bindgen(skip_jsdoc, getter)]
+    pub fn window(&self) -> Float64Array {
+        self.shared.window.view()
     }
 
     /// The held token, or `undefined`.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(skip_jsdoc, getter)]
     pub fn token(&self) -> Option<f64> {
-        self.shared
-            .core
-            .borrow()
-            .lease()
-            .token()
-            .map(|t| t.get() as f64)
+        let core = self.shared.core.try_borrow().ok()?;
+        core.lease().token().map(|t| t.get() as f64)
     }
 
     /// The `performance.now()` stamp of the current grant's send time, or `undefined`.
-    #[wasm_bindgen(getter, js_name = acquiredAt)]
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = acquiredAt)]
     pub fn acquired_at(&self) -> Option<f64> {
-        let core = self.shared.core.borrow();
+        let core = self.shared.core.try_borrow().ok()?;
         core.lease().acquired_at().map(|t| t.0 as f64 / 1000.0)
     }
 
     /// Renewal failures in a row.
-    #[wasm_bindgen(getter, js_name = consecutiveFailures)]
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = consecutiveFailures)]
     pub fn consecutive_failures(&self) -> u32 {
-        self.shared.core.borrow().consecutive_failures()
+        let core = self.shared.core.try_borrow();
+        core.map_or(0, |core| core.consecutive_failures())
     }
 
     /// The validated renew interval in ms.
-    #[wasm_bindgen(getter, js_name = renewIntervalMs)]
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = renewIntervalMs)]
     pub fn renew_interval_ms(&self) -> f64 {
-        self.shared
-            .core
-            .borrow()
-            .config()
-            .renew_interval
-            .as_ms_f64()
+        self.shared.config.2
     }
 
     /// The validated lease duration in ms.
-    #[wasm_bindgen(getter, js_name = leaseMs)]
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = leaseMs)]
     pub fn lease_ms(&self) -> f64 {
-        self.shared.core.borrow().config().lease.as_ms_f64()
+        self.shared.config.0
     }
 
     /// The validated margin in ms.
-    #[wasm_bindgen(getter, js_name = marginMs)]
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = marginMs)]
     pub fn margin_ms(&self) -> f64 {
-        self.shared.core.borrow().config().margin.as_ms_f64()
+        self.shared.config.1
     }
 
     /// Stops the timer and aborts requests in flight; the holder does nothing more.
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn dispose(&self) {
         self.shared.disposed.set(true);
-        if let Some(timer) = self.shared.timer.borrow_mut().take() {
+        if let Some(timer) = self.shared.timer.take() {
             clear_timeout(&timer.handle);
         }
-        let in_flight: Vec<_> = self.shared.in_flight.borrow_mut().drain(..).collect();
-        for (_, controller) in in_flight {
+        for (_, controller) in self.shared.in_flight.take() {
             controller.abort();
         }
     }
@@ -317,9 +366,10 @@ impl HolderCore {
 
 fn on_timer(weak: &Weak<Shared>) {
     let Some(shared) = weak.upgrade() else { return };
-    shared.timer.borrow_mut().take();
+    shared.timer.take();
     // Trust the clock, not the timer: it may have fired late (hidden tab) or early.
-    shared.core.borrow_mut().handle_timeout(now());
+    let now = now();
+    step(&shared, |core| core.handle_timeout(now));
     drive(&shared);
 }
 
@@ -328,10 +378,10 @@ fn drive(shared: &Rc<Shared>) {
     if shared.disposed.get() {
         return;
     }
-    let outputs: Vec<Output> = {
-        let mut core = shared.core.borrow_mut();
+    let outputs: Vec<Output> = step(shared, |core| {
         std::iter::from_fn(|| core.poll_output()).collect()
-    };
+    })
+    .unwrap_or_default();
     for output in outputs {
         match output {
             Output::Send(request) => send(shared, request),
@@ -346,33 +396,31 @@ fn arm_timer(shared: &Rc<Shared>) {
     if shared.disposed.get() {
         return;
     }
-    let due = shared.core.borrow().poll_timeout();
-    let armed_due = shared.timer.borrow().as_ref().map(|armed| armed.due);
-    if armed_due.is_some() && armed_due == due {
+    let Ok(due) = shared.core.try_borrow().map(|core| core.poll_timeout()) else {
         return;
-    }
+    };
     // Borrows end before each timer call: a host (or a test's fake timers) may run code there.
-    let previous = shared.timer.borrow_mut().take();
+    let previous = shared.timer.take();
     if let Some(previous) = previous {
+        if Some(previous.due) == due {
+            shared.timer.set(Some(previous));
+            return;
+        }
         clear_timeout(&previous.handle);
     }
-    let Some(due) = due else { return };
-    let callback: Option<Function> = shared
-        .timer_callback
-        .borrow()
-        .as_ref()
-        .map(|closure| closure.as_ref().unchecked_ref::<Function>().clone());
-    let Some(callback) = callback else { return };
+    let (Some(due), Some(callback)) = (due, shared.timer_callback.get()) else {
+        return;
+    };
     // setTimeout takes a signed 32-bit delay; a longer wait re-arms when it fires.
     let delay_ms = (due.since(now().mono).0 as f64 / 1000.0).clamp(0.0, 2_147_483_647.0);
-    let handle = set_timeout(&callback, delay_ms.ceil());
-    *shared.timer.borrow_mut() = Some(ArmedTimer { handle, due });
+    let handle = set_timeout(callback.as_ref().unchecked_ref(), delay_ms.ceil());
+    shared.timer.set(Some(ArmedTimer { handle, due }));
 }
 
 fn request_args(shared: &Shared, request: &Request, signal: &JsValue) -> Object {
     let args = Object::new();
-    set(&args, "resource", &JsValue::from_str(&shared.resource));
-    set(&args, "holder", &JsValue::from_str(&shared.holder_id));
+    set(&args, "resource", &shared.resource);
+    set(&args, "holder", &shared.holder_id);
     match request.kind {
         RequestKind::Grant { duration_ms } => {
             set(&args, "durationMs", &JsValue::from_f64(duration_ms as f64));
@@ -393,6 +441,12 @@ fn request_args(shared: &Shared, request: &Request, signal: &JsValue) -> Object 
     args
 }
 
+/// `promise` settled either way, as one fulfilled promise of `[{status, value | reason}]`, so
+/// one callback (a one-shot closure, freed when called) sees every outcome.
+fn settled(promise: &Promise) -> Promise {
+    Promise::all_settled(&Array::of1(promise))
+}
+
 fn send(shared: &Rc<Shared>, request: Request) {
     let controller = AbortController::new();
     let args = request_args(shared, &request, &controller.signal());
@@ -410,37 +464,39 @@ fn send(shared: &Rc<Shared>, request: Request) {
     if let RequestKind::Release { .. } = request.kind {
         // Nobody waits on a release's outcome except `release()`'s caller; a failed release only
         // means others wait for the expiry.
-        let settled = wasm_bindgen_futures::future_to_promise(async move {
-            let _ = JsFuture::from(promise).await;
-            Ok(JsValue::UNDEFINED)
-        });
-        *shared.last_release.borrow_mut() = Some(settled);
+        let done = Closure::once_into_js(|_: JsValue| {});
+        shared
+            .last_release
+            .set(Some(then_call(&settled(&promise), &done)));
         return;
     }
-    shared.in_flight.borrow_mut().push((request.id, controller));
+    let mut in_flight = shared.in_flight.take();
+    in_flight.push((request.id, controller));
+    shared.in_flight.set(in_flight);
+    // The closure holds the holder until the grantor answers, as a pending call should.
     let shared = Rc::clone(shared);
-    wasm_bindgen_futures::spawn_local(async move {
-        let settled = JsFuture::from(promise).await;
+    let on_settled = Closure::once_into_js(move |outcomes: JsValue| {
+        let outcome = Reflect::get_u32(&outcomes, 0).unwrap_or(JsValue::UNDEFINED);
         forget_in_flight(&shared, request.id);
         if shared.disposed.get() {
             return;
         }
-        let reply = match (&request.kind, settled) {
-            (RequestKind::Grant { .. }, Ok(value)) => grant_outcome(&value)
+        let fulfilled = get(&outcome, "status").as_string().as_deref() == Some("fulfilled");
+        let reply = match (&request.kind, fulfilled) {
+            (RequestKind::Grant { .. }, true) => grant_outcome(&get(&outcome, "value"))
                 .map(Reply::Grant)
                 .unwrap_or_else(|_| Reply::Failed(Failure::of(FailureKind::Malformed))),
-            (RequestKind::Renew { .. }, Ok(value)) => renew_outcome(&value)
+            (RequestKind::Renew { .. }, true) => renew_outcome(&get(&outcome, "value"))
                 .map(Reply::Renew)
                 .unwrap_or_else(|_| Reply::Failed(Failure::of(FailureKind::Malformed))),
-            (_, Err(error)) => Reply::Failed(failure_from_error(&error)),
-            (RequestKind::Release { .. }, Ok(_)) => return,
+            (_, false) => Reply::Failed(failure_from_error(&get(&outcome, "reason"))),
+            (RequestKind::Release { .. }, true) => return,
         };
-        shared
-            .core
-            .borrow_mut()
-            .handle_reply(now(), request.id, reply);
+        let now = now();
+        step(&shared, |core| core.handle_reply(now, request.id, reply));
         drive(&shared);
     });
+    let _ = then_call(&settled(&promise), &on_settled);
 }
 
 /// A grantor that rejects may say what kind of failure it was (`HttpGrantor` does, through the
@@ -462,17 +518,20 @@ fn failure_from_error(error: &JsValue) -> Failure {
 }
 
 fn forget_in_flight(shared: &Shared, id: RequestId) {
-    shared.in_flight.borrow_mut().retain(|(i, _)| *i != id);
+    let mut in_flight = shared.in_flight.take();
+    in_flight.retain(|(i, _)| *i != id);
+    shared.in_flight.set(in_flight);
 }
 
 fn abandon(shared: &Shared, id: RequestId) {
-    let controller = {
-        let mut in_flight = shared.in_flight.borrow_mut();
-        let index = in_flight.iter().position(|(i, _)| *i == id);
-        index.map(|i| in_flight.swap_remove(i).1)
-    };
-    // abort() runs the grantor's abort listeners: user code, so no borrow is held here.
-    if let Some(controller) = controller {
+    let (abandoned, waiting): (Vec<_>, Vec<_>) = shared
+        .in_flight
+        .take()
+        .into_iter()
+        .partition(|(i, _)| *i == id);
+    shared.in_flight.set(waiting);
+    // abort() runs the grantor's abort listeners: user code, so the list is back in place first.
+    for (_, controller) in abandoned {
         controller.abort();
     }
 }

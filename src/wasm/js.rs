@@ -35,6 +35,19 @@ extern "C" {
     /// `controller.abort()`.
     #[wasm_bindgen(method)]
     pub fn abort(this: &AbortController);
+
+    /// A promise, seen as something with a `then` that takes any function.
+    type Thenable;
+
+    /// `promise.then(onFulfilled)`.
+    #[wasm_bindgen(method, js_name = then)]
+    fn then(this: &Thenable, on_fulfilled: &JsValue) -> js_sys::Promise;
+}
+
+/// `promise.then(onFulfilled)` with any function, such as a one-shot closure (which `js_sys`
+/// does not take).
+pub fn then_call(promise: &js_sys::Promise, on_fulfilled: &JsValue) -> js_sys::Promise {
+    promise.unchecked_ref::<Thenable>().then(on_fulfilled)
 }
 
 /// Reads both clocks at once, as the core wants them.

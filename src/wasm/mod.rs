@@ -4,11 +4,19 @@
 //! JavaScript layer (`pkg/api.js`) wraps these exports into the design's `Lease` and
 //! `LeaseHolder` classes and its `LeaseError` types.
 
+mod alloc;
 mod error;
 mod holder;
 mod js;
 mod lease;
 mod reply;
+mod window;
 
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
+
+// The standard library's allocator is most of the module's size; this one fits what the binding
+// does. Not with threads: it assumes one.
+#[cfg(not(target_feature = "atomics"))]
+#[global_allocator]
+static ALLOCATOR: alloc::Allocator = alloc::Allocator::new();

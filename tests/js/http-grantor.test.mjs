@@ -153,18 +153,20 @@ describe("against the reference grantor", () => {
     );
   });
 
-  it("revoke needs the admin key when one is configured", async () => {
-    const secured = await startGrantor({ args: ["--admin-key", "s3cret"] });
+  it("with an admin key configured, every call needs a key and revoke needs the admin key", async () => {
+    const adminKey = "admin-key-0123456789abcdef";
+    const secured = await startGrantor({ args: ["--admin-key", adminKey] });
     try {
       const anonymous = new HttpGrantor({ baseUrl: secured.url });
-      await assert.rejects(anonymous.revoke("x"), (e) => e.status === 401);
-      const wrong = new HttpGrantor({ baseUrl: secured.url, headers: { authorization: "Bearer no" } });
-      await assert.rejects(wrong.revoke("x"), (e) => e.status === 403);
-      const admin = new HttpGrantor({
-        baseUrl: secured.url,
-        headers: { authorization: "Bearer s3cret" },
-      });
+      await assert.rejects(anonymous.revoke("x"), (e) => e.status === 401 && e.grantorCode === "unauthorized");
+      await assert.rejects(anonymous.status("x"), (e) => e.status === 401);
+      const wrong = new HttpGrantor({ baseUrl: secured.url, apiKey: "not-the-admin-key-0123" });
+      await assert.rejects(wrong.revoke("x"), (e) => e.status === 401 && e.kind === "bad_request");
+      const admin = new HttpGrantor({ baseUrl: secured.url, apiKey: adminKey });
       assert.deepEqual(await admin.revoke("x"), { revoked: false });
+      // The older spelling, a raw header, still works.
+      const byHeader = new HttpGrantor({ baseUrl: secured.url, headers: { authorization: `Bearer ${adminKey}` } });
+      assert.deepEqual(await byHeader.revoke("x"), { revoked: false });
     } finally {
       await secured.stop();
     }

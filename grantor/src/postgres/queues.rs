@@ -235,7 +235,15 @@ impl PgStore {
         Ok(reply)
     }
 
-    /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now.
+    /// Whether `claim_secret` is the secret of item `item_id`'s claim with `token`.
+    fn proves(&self, item_id: u64, token: Token, claim_secret: Option<&str>) -> bool {
+        self.secrets
+            .claim_proof(item_id, claim_secret.map(str::to_owned))
+            .proves(token.get())
+    }
+
+    /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now; needs the
+    /// claim's secret ([`StoreError::BadClaimSecret`] otherwise).
     pub async fn heartbeat(
         &self,
         queue: &str,
@@ -243,15 +251,22 @@ impl PgStore {
         worker: &str,
         token: Token,
         claim_ms: u64,
+        claim_secret: Option<&str>,
     ) -> Result<HeartbeatReply, StoreError> {
         let claim_ms = self.limits.clamp(claim_ms);
-        let claim = Claim::new(queue, item_id, worker, token);
+        let claim = Claim::new(
+            queue,
+            item_id,
+            worker,
+            token,
+            self.proves(item_id, token, claim_secret),
+        );
         self.transact(|tx| Box::pin(heartbeat_in(tx, claim.clone(), claim_ms)))
             .await
     }
 
     /// Completes an item under its live claim `token`, recording which claim completed it.
-    /// Repeating a successful completion answers the same again.
+    /// Repeating a successful completion answers the same again. Both need the claim's secret.
     pub async fn complete(
         &self,
         queue: &str,
@@ -259,15 +274,23 @@ impl PgStore {
         worker: &str,
         token: Token,
         result: &Value,
+        claim_secret: Option<&str>,
     ) -> Result<CompleteReply, StoreError> {
-        let claim = Claim::new(queue, item_id, worker, token);
+        let claim = Claim::new(
+            queue,
+            item_id,
+            worker,
+            token,
+            self.proves(item_id, token, claim_secret),
+        );
         let result = json_text(result)?;
         self.transact(|tx| Box::pin(complete_in(tx, claim.clone(), result.clone())))
             .await
     }
 
     /// Ends the live claim `token` after a failed attempt: the item is pending again, or dead
-    /// after its last allowed attempt. Repeating a successful fail answers the same again.
+    /// after its last allowed attempt. Repeating a successful fail answers the same again. Both
+    /// need the claim's secret.
     pub async fn fail(
         &self,
         queue: &str,
@@ -275,8 +298,15 @@ impl PgStore {
         worker: &str,
         token: Token,
         error: &Value,
+        claim_secret: Option<&str>,
     ) -> Result<FailReply, StoreError> {
-        let claim = Claim::new(queue, item_id, worker, token);
+        let claim = Claim::new(
+            queue,
+            item_id,
+            worker,
+            token,
+            self.proves(item_id, token, claim_secret),
+        );
         let error = json_text(error)?;
         self.transact(|tx| Box::pin(fail_in(tx, claim.clone(), error.clone())))
             .await
@@ -389,15 +419,27 @@ struct Claim {
     item_id: u64,
     worker: String,
     token: Token,
+    /// Whether the request presented the claim's secret.
+    proven: bool,
 }
 
 impl Claim {
-    fn new(queue: &str, item_id: u64, worker: &str, token: Token) -> Claim {
+    fn new(queue: &str, item_id: u64, worker: &str, token: Token, proven: bool) -> Claim {
         Claim {
             queue: queue.to_owned(),
             item_id,
             worker: worker.to_owned(),
             token,
+            proven,
+        }
+    }
+
+    /// Refuses to act without the claim's secret, once the claim is known to be live.
+    fn check_proven(&self) -> Result<(), StoreError> {
+        if self.proven {
+            Ok(())
+        } else {
+            Err(StoreError::BadClaimSecret)
         }
     }
 
@@ -531,6 +573,7 @@ async fn heartbeat_in(
 ) -> Result<HeartbeatReply, StoreError> {
     let (item, now) = claim.lock(tx).await?;
     item.check_claim(&claim.worker, claim.token, now)?;
+    claim.check_proven()?;
     execute(
         tx,
         "UPDATE work_queue
@@ -558,6 +601,9 @@ async fn complete_in(
         && item.completed_by.as_deref() == Some(claim.worker.as_str());
     if !repeated {
         item.check_claim(&claim.worker, claim.token, now)?;
+    }
+    claim.check_proven()?;
+    if !repeated {
         execute(
             tx,
             "UPDATE work_queue
@@ -587,6 +633,9 @@ async fn fail_in(
         && item.claimed_by.as_deref() == Some(claim.worker.as_str());
     if !repeated {
         item.check_claim(&claim.worker, claim.token, now)?;
+    }
+    claim.check_proven()?;
+    if !repeated {
         item.status = if item.attempts >= item.max_attempts {
             "dead"
         } else {

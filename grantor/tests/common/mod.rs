@@ -4,10 +4,11 @@
 
 pub mod postgres;
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -24,6 +25,8 @@ pub struct Server {
     pub client: reqwest::Client,
     /// The database's URL when the server runs on PostgreSQL.
     pub postgres_url: Option<String>,
+    /// The secrets of the grants and claims this server's replies handed out.
+    pub secrets: SecretMemory,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
     _dir: TempDir,
@@ -62,15 +65,85 @@ macro_rules! on_both_backends {
     };
 }
 
-/// Durations the test servers grant: short enough for quick expiry tests.
+/// Durations the test servers grant: short enough for quick expiry tests. No API keys, as on a
+/// loopback grantor by default; the security tests add them.
 pub fn test_config(storage: Storage) -> Config {
     Config {
-        storage,
         durations: DurationLimits::new(50, 60_000).unwrap(),
-        max_attempts: tenure_grantor::DEFAULT_MAX_ATTEMPTS,
-        admin_key: Some("test-admin-key".into()),
-        cors_origins: Vec::new(),
-        static_dir: None,
+        ..Config::new(storage)
+    }
+}
+
+/// What the package's `HttpGrantor` remembers between calls: the secret of every grant and claim
+/// a reply handed out, sent along with the calls about that grant or claim (and with a same-holder
+/// re-grant) unless the body names one itself. Tests of the protocol's other rules post through
+/// it, as a real client would; the security tests post exact bodies instead.
+#[derive(Default)]
+pub struct SecretMemory {
+    leases: Mutex<HashMap<(String, u64), String>>,
+    latest: Mutex<HashMap<(String, String), String>>,
+    claims: Mutex<HashMap<(u64, u64), String>>,
+}
+
+impl SecretMemory {
+    /// Adds the secret a call needs to `body`, if it is known and the body has none.
+    pub fn add_to(&self, path: &str, body: &mut Value) {
+        let Some(fields) = body.as_object_mut() else {
+            return;
+        };
+        let text = |name: &str| fields.get(name).and_then(Value::as_str).map(str::to_owned);
+        let number = |name: &str| fields.get(name).and_then(Value::as_u64);
+        let found = match path {
+            "/v1/renew" | "/v1/release" | "/v1/fenced/write" => text("resource")
+                .zip(number("token"))
+                .and_then(|key| self.leases.lock().unwrap().get(&key).cloned())
+                .map(|secret| ("leaseSecret", secret)),
+            "/v1/grant" => text("resource")
+                .zip(text("holder"))
+                .and_then(|key| self.latest.lock().unwrap().get(&key).cloned())
+                .map(|secret| ("leaseSecret", secret)),
+            "/v1/queues/heartbeat" | "/v1/queues/complete" | "/v1/queues/fail" => number("itemId")
+                .zip(number("token"))
+                .and_then(|key| self.claims.lock().unwrap().get(&key).cloned())
+                .map(|secret| ("claimSecret", secret)),
+            _ => None,
+        };
+        if let Some((name, secret)) = found {
+            fields.entry(name).or_insert(Value::String(secret));
+        }
+    }
+
+    /// Remembers the secret `reply` hands out, if any.
+    pub fn learn(&self, path: &str, body: &Value, reply: &Value) {
+        match (path, reply["token"].as_u64()) {
+            ("/v1/grant", Some(token)) => {
+                if let (Some(secret), Some(resource), Some(holder)) = (
+                    reply["leaseSecret"].as_str(),
+                    body["resource"].as_str(),
+                    body["holder"].as_str(),
+                ) {
+                    self.leases
+                        .lock()
+                        .unwrap()
+                        .insert((resource.to_owned(), token), secret.to_owned());
+                    self.latest
+                        .lock()
+                        .unwrap()
+                        .insert((resource.to_owned(), holder.to_owned()), secret.to_owned());
+                }
+            }
+            ("/v1/queues/claim", Some(token)) => {
+                if let (Some(secret), Some(item)) =
+                    (reply["claimSecret"].as_str(), reply["item"]["id"].as_u64())
+                {
+                    self.claims
+                        .lock()
+                        .unwrap()
+                        .insert((item, token), secret.to_owned());
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -105,14 +178,24 @@ impl Server {
             url,
             client: reqwest::Client::new(),
             postgres_url,
+            secrets: SecretMemory::default(),
             stop: Some(stop),
             task: Some(task),
             _dir: dir,
         }
     }
 
-    /// POSTs `body` as JSON; returns the status and the parsed reply.
-    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+    /// POSTs `body` as JSON, with the secret of the grant or claim it names added as the
+    /// package's client adds it (see [`SecretMemory`]); returns the status and the parsed reply.
+    pub async fn post(&self, path: &str, mut body: Value) -> (u16, Value) {
+        self.secrets.add_to(path, &mut body);
+        let (status, reply) = post(&self.client, &self.url, path, body.clone()).await;
+        self.secrets.learn(path, &body, &reply);
+        (status, reply)
+    }
+
+    /// POSTs exactly `body`, adding no secret.
+    pub async fn post_exact(&self, path: &str, body: Value) -> (u16, Value) {
         post(&self.client, &self.url, path, body).await
     }
 
@@ -178,6 +261,26 @@ pub fn renew(
     })
 }
 
+/// Grants `resource` `n` times in turn, each grant released before the next, and returns the
+/// tokens (increasing): tokens a fenced write may use, whose secrets `server` remembers.
+pub async fn successive_tokens(server: &Server, resource: &str, n: usize) -> Vec<u64> {
+    let mut tokens = Vec::with_capacity(n);
+    for i in 0..n {
+        let holder = format!("successive-{i}");
+        let (_, granted) = server
+            .post("/v1/grant", grant(resource, &holder, 30_000, "1"))
+            .await;
+        let token = granted["token"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no grant: {granted}"));
+        let release = serde_json::json!({"resource": resource, "holder": holder, "token": token});
+        let (_, released) = server.post("/v1/release", release).await;
+        assert_eq!(released["released"], true, "{released}");
+        tokens.push(token);
+    }
+    tokens
+}
+
 /// Polls `check` every 50 ms until it returns true; panics after `limit`.
 pub async fn wait_until<F, Fut>(limit: Duration, what: &str, mut check: F)
 where
@@ -209,7 +312,8 @@ impl Process {
         Process::spawn(grantor_on_postgres(url))
     }
 
-    fn spawn(mut command: Command) -> Process {
+    /// Starts `command` (a `tenure-grantor serve` on an ephemeral port) and reads its address.
+    pub fn spawn(mut command: Command) -> Process {
         let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
@@ -273,6 +377,8 @@ fn grantor_command() -> Command {
         ])
         .env("RUST_LOG", "warn")
         .env_remove("TENURE_ADMIN_KEY")
+        .env_remove("TENURE_GRANTOR_ADMIN_KEY")
+        .env_remove("TENURE_GRANTOR_KEYS")
         .env_remove("TENURE_POSTGRES_URL")
         .stdin(Stdio::null());
     command

@@ -7,15 +7,30 @@ import { startGrantor } from "../support/grantor-process.mjs";
 import { startPostgres } from "../support/postgres.mjs";
 import { describeConformance } from "./suite.mjs";
 
-/** A grantor whose calls alternate between `grantors`. */
+/**
+ * A grantor whose calls alternate between `grantors`. An HttpGrantor sends the secrets of the
+ * grants it made itself; across several of them the secrets travel as explicit `leaseSecret`
+ * arguments, as they must for any client that spreads one lease over several grantor addresses.
+ */
 function alternating(grantors) {
   let next = 0;
   const pick = () => grantors[next++ % grantors.length];
+  const key = (a, b) => JSON.stringify([a, b]);
+  const byGrant = new Map(); // [resource, token] -> that grant's secret
+  const byHolder = new Map(); // [resource, holder] -> the secret of its latest grant
   return {
-    grant: (request) => pick().grant(request),
-    renew: (request) => pick().renew(request),
-    release: (request) => pick().release(request),
-    fencedWrite: (resource, payload, token) => pick().fencedWrite(resource, payload, token),
+    async grant(request) {
+      const reply = await pick().grant({ leaseSecret: byHolder.get(key(request.resource, request.holder)), ...request });
+      if (reply.granted === true && typeof reply.leaseSecret === "string") {
+        byGrant.set(key(request.resource, reply.token), reply.leaseSecret);
+        byHolder.set(key(request.resource, request.holder), reply.leaseSecret);
+      }
+      return reply;
+    },
+    renew: (request) => pick().renew({ ...request, leaseSecret: byGrant.get(key(request.resource, request.token)) }),
+    release: (request) => pick().release({ ...request, leaseSecret: byGrant.get(key(request.resource, request.token)) }),
+    fencedWrite: (resource, payload, token) =>
+      pick().fencedWrite(resource, payload, token, { leaseSecret: byGrant.get(key(resource, token)) }),
   };
 }
 

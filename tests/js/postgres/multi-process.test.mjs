@@ -26,6 +26,40 @@ const WORKERS = 8;
 const CLAIM_MS = 300;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One HttpGrantor per process, sharing what they learn: each HttpGrantor sends the secrets of the
+ * grants and claims it made itself, and every process derives the same secrets (the key is in the
+ * database), so a client spreading its calls over several processes carries each secret along,
+ * here as the explicit `leaseSecret` and `claimSecret` arguments.
+ */
+function sharingSecrets(grantors) {
+  const key = (a, b) => JSON.stringify([a, b]);
+  const leases = new Map(); // [resource, token] -> leaseSecret
+  const claims = new Map(); // [itemId, token] -> claimSecret
+  return grantors.map((grantor) => {
+    const own = {
+      async grant(request) {
+        const reply = await grantor.grant(request);
+        if (reply.granted === true) leases.set(key(request.resource, reply.token), reply.leaseSecret);
+        return reply;
+      },
+      renew: (request) => grantor.renew({ ...request, leaseSecret: leases.get(key(request.resource, request.token)) }),
+      release: (request) => grantor.release({ ...request, leaseSecret: leases.get(key(request.resource, request.token)) }),
+      fencedWrite: (resource, payload, token) =>
+        grantor.fencedWrite(resource, payload, token, { leaseSecret: leases.get(key(resource, token)) }),
+      async claim(request) {
+        const reply = await grantor.claim(request);
+        if (reply.claimed === true) claims.set(key(reply.item.id, reply.token), reply.claimSecret);
+        return reply;
+      },
+      complete: (request) => grantor.complete({ ...request, claimSecret: claims.get(key(request.itemId, request.token)) }),
+    };
+    return new Proxy(grantor, {
+      get: (target, name) => own[name] ?? (typeof target[name] === "function" ? target[name].bind(target) : target[name]),
+    });
+  });
+}
 const requestId = () => randomBytes(8).toString("hex");
 const now = () => performance.now();
 const pick = (n) => Math.floor(Math.random() * n);
@@ -43,7 +77,7 @@ describe("reference grantors sharing one PostgreSQL database", { timeout: 120_00
     postgres = await startPostgres();
     const url = await postgres.createDatabase();
     for (let i = 0; i < PROCESSES; i++) processes.push(await startGrantor({ postgres: url }));
-    grantors = processes.map((p) => new HttpGrantor({ baseUrl: p.url, timeoutMs: 5_000 }));
+    grantors = sharingSecrets(processes.map((p) => new HttpGrantor({ baseUrl: p.url, timeoutMs: 5_000 })));
   });
 
   after(async () => {
@@ -89,7 +123,8 @@ describe("reference grantors sharing one PostgreSQL database", { timeout: 120_00
     const deadline = start + RACE_MS;
 
     const fencedWrite = async (resource, token, payload) => {
-      const { reply, sentAt, receivedAt } = await call("fencedWrite", `fenced-${resource}`, payload, token);
+      // The leased resource's own fenced state: its grants' secrets authorize the writes.
+      const { reply, sentAt, receivedAt } = await call("fencedWrite", resource, payload, token);
       writes.push({ resource, token, sentAt, receivedAt, ...reply });
     };
 
@@ -281,7 +316,7 @@ describe("reference grantors sharing one PostgreSQL database", { timeout: 120_00
         }
       }
       const accepted = mine.filter((w) => w.accepted).map((w) => w.token);
-      const read = await call("fencedRead", `fenced-${resource}`);
+      const read = await call("fencedRead", resource);
       assert.equal(read.reply.lastToken, Math.max(...accepted));
     }
     assert.ok(writes.some((w) => !w.accepted), "no stale write was ever refused");

@@ -24,8 +24,9 @@ process.once("exit", () => {
  * `restart` starts a new process on the same database (and the same port when free).
  * With `postgres` (a connection URL, e.g. from `startPostgres().createDatabase()`) the grantor
  * keeps its state in that PostgreSQL database instead of an SQLite file, and `db` is undefined.
+ * `env` adds environment variables (such as `TENURE_GRANTOR_KEYS`, API keys as JSON lines).
  */
-export async function startGrantor({ args = [], db, postgres } = {}) {
+export async function startGrantor({ args = [], db, postgres, env = {} } = {}) {
   let database = db;
   if (!postgres && database === undefined) {
     const scratch = mkdtempSync(join(tmpdir(), "tenure-grantor-"));
@@ -37,7 +38,7 @@ export async function startGrantor({ args = [], db, postgres } = {}) {
     const child = spawn(
       GRANTOR_BIN,
       ["serve", ...storage, "--listen", listen, "--min-duration-ms", "50", ...args],
-      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn" } },
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RUST_LOG: "warn", ...env } },
     );
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));

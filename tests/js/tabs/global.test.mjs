@@ -84,12 +84,17 @@ describe("TabLease global mode with the reference grantor", () => {
     assert.deepEqual(new Set(renewals.map((r) => r.body.holder)), new Set([browserHolder]));
     assert.equal(seen.filter((r) => r.path === "/v1/grant").length, 0, "nobody else campaigns");
 
-    // Handover on close: same browser holder, next token at once.
+    // Handover on close: same browser holder, next token at once: one grant request, carrying
+    // the shared lease secret, is granted (no denial, no waiting the old grant out).
+    const closedAt = Date.now();
     await tabs[first.index].close();
     const rest = tabs.filter((_, i) => i !== first.index);
     const second = await oneActive(rest, 5_000);
     const secondToken = second.states[second.index].grantorToken;
     assert.ok(secondToken > firstToken, `token ${secondToken} after ${firstToken}`);
+    const handoverGrants = proxy.requests.filter((r) => r.at >= closedAt && r.path === "/v1/grant");
+    assert.equal(handoverGrants.length, 1, `grant requests in the handover: ${handoverGrants.length}`);
+    assert.equal(typeof handoverGrants[0].body.leaseSecret, "string", "the successor presents the secret");
     const after = await admin.status(RESOURCE);
     assert.deepEqual([after.holder, after.token], [browserHolder, secondToken]);
 

@@ -48,7 +48,10 @@ function overlapSampler(groups, everyMs = 5) {
 
 /** A holder that campaigns for its resource, re-campaigns whenever it loses, and logs grants. */
 function campaigner(grantorUrl, resource, holderId, { leaseMs, marginMs }, grants) {
-  const holder = new LeaseHolder(new HttpGrantor({ baseUrl: grantorUrl }), {
+  // Its own client: a grant's secret stays with the client that received it, so the holder's
+  // fenced writes go through this one too.
+  const grantor = new HttpGrantor({ baseUrl: grantorUrl });
+  const holder = new LeaseHolder(grantor, {
     resource,
     holderId,
     leaseMs,
@@ -74,6 +77,7 @@ function campaigner(grantorUrl, resource, holderId, { leaseMs, marginMs }, grant
   campaign();
   return {
     holder,
+    grantor,
     /** Dies: stops acting at once, telling no one. */
     crash() {
       stop.abort();
@@ -147,7 +151,7 @@ describe("grantor faults", () => {
       const keptSafe = kept.lease.isSafelyHeld();
       const staleAfterNewer = regrant
         ? [
-            await client.fencedWrite("restart/crashed", { by: "b" }, regrant.token),
+            await bCrashed.grantor.fencedWrite("restart/crashed", { by: "b" }, regrant.token),
             await client.fencedWrite("restart/crashed", { by: "a, late" }, crashedToken),
           ]
         : null;
