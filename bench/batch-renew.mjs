@@ -15,12 +15,12 @@
 // `node bench/batch-renew.mjs [--leases 10000] [--seconds 5] [--connections 16] [--batch 1000]`.
 // `batchRenewRows(options)` returns the same figures as rows for another script's table.
 
-import http from "node:http";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { HttpGrantor, LeaseHolder } from "tenure";
+import { etcdServer, measureRenewals, tenureBatchServer, tenureServer } from "./renewals.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The grantor as deployed, unless TENURE_GRANTOR_BIN names another; set before the helper that
@@ -126,157 +126,6 @@ export async function measureHolding(url, { leases = 10_000, intervals = 5 } = {
   }
 }
 
-/** POSTs the JSON text `payload` on `agent`; resolves the parsed reply, rejects on any non-2xx. */
-function post(agent, url, path, payload) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      `${url}${path}`,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-      },
-      (response) => {
-        const chunks = [];
-        response.on("data", (chunk) => chunks.push(chunk));
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (response.statusCode < 200 || response.statusCode > 299) {
-            reject(new Error(`${path}: ${response.statusCode} ${text.slice(0, 200)}`));
-            return;
-          }
-          // etcd's keepalive answers a stream of lines; one question gets one line.
-          resolve(JSON.parse(text.split("\n")[0]));
-        });
-        response.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(payload);
-  });
-}
-
-/** Grants `count` leases named after `prefix` on the tenure grantor; resolves their renew fields. */
-async function tenureLeases(agent, url, prefix, count) {
-  const leases = [];
-  await inWaves(count, 50, async (i) => {
-    const resource = `${prefix}/${i}`;
-    const reply = await post(
-      agent,
-      url,
-      "/v1/grant",
-      JSON.stringify({ resource, holder: "bench", durationMs: 60_000, requestId: "grant" }),
-    );
-    if (reply.granted !== true) throw new Error(`grant refused: ${JSON.stringify(reply)}`);
-    leases[i] = { resource, holder: "bench", token: reply.token, durationMs: 60_000, leaseSecret: reply.leaseSecret };
-  });
-  return leases;
-}
-
-/**
- * A renewal body for `lease` with the request id left open: the fixed text around it, so that a
- * batch of a thousand is assembled by concatenation rather than serialised each time.
- */
-function template(lease) {
-  const text = JSON.stringify({ ...lease, requestId: "\u0000" });
-  const [head, tail] = text.split('"\\u0000"');
-  return (id) => `${head}"${id}"${tail}`;
-}
-
-/** The tenure grantor at `url`, one renewal per request: one lease per connection. */
-export function tenureSingle(url) {
-  return {
-    name: "tenure-grantor, one renewal per request",
-    async worker(agent, index) {
-      const [lease] = await tenureLeases(agent, url, `bench/single/${index}`, 1);
-      const body = template(lease);
-      let sequence = 0;
-      return async () => {
-        sequence += 1;
-        const reply = await post(agent, url, "/v1/renew", body(`r${sequence}`));
-        if (reply.renewed !== true) throw new Error(`renewal refused: ${JSON.stringify(reply)}`);
-        return 1;
-      };
-    },
-  };
-}
-
-/** The tenure grantor at `url`, `size` renewals per request: `size` leases per connection. */
-export function tenureBatched(url, size) {
-  return {
-    name: `tenure-grantor, batches of ${size}`,
-    async worker(agent, index) {
-      const bodies = (await tenureLeases(agent, url, `bench/batch/${index}`, size)).map(template);
-      let sequence = 0;
-      return async () => {
-        sequence += 1;
-        const id = `r${sequence}`;
-        const reply = await post(agent, url, "/v1/renew/batch", `{"renewals":[${bodies.map((b) => b(id)).join(",")}]}`);
-        if (reply.results?.length !== size || !reply.results.every((r) => r.renewed === true)) {
-          throw new Error(`batch not renewed: ${JSON.stringify(reply).slice(0, 300)}`);
-        }
-        return size;
-      };
-    },
-  };
-}
-
-/** etcd at `url` through its JSON gateway: one lease per connection, kept alive. */
-export function etcdKeepalive(url) {
-  return {
-    name: "etcd lease keepalive, JSON gateway",
-    async worker(agent) {
-      const granted = await post(agent, url, "/v3/lease/grant", JSON.stringify({ TTL: "60" }));
-      const body = JSON.stringify({ ID: granted.ID });
-      return async () => {
-        const reply = await post(agent, url, "/v3/lease/keepalive", body);
-        if (!(Number(reply.result?.TTL) > 0)) throw new Error(`keepalive failed: ${JSON.stringify(reply)}`);
-        return 1;
-      };
-    },
-  };
-}
-
-/**
- * Renewals per second of `server` over `seconds`, after one second of warm-up, with
- * `connections` workers each sending its next request once the previous one is answered.
- * Resolves `{renewalsPerSecond, requestsPerSecond, renewals, seconds, connections}`.
- */
-export async function measureThroughput(server, { connections = 16, seconds = 5 } = {}) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  try {
-    const workers = await Promise.all(Array.from({ length: connections }, (_, i) => server.worker(agent, i)));
-    const run = async (ms) => {
-      const end = performance.now() + ms;
-      let renewals = 0;
-      let requests = 0;
-      await Promise.all(
-        workers.map(async (renew) => {
-          while (performance.now() < end) {
-            const renewed = await renew();
-            renewals += renewed;
-            requests += 1;
-          }
-        }),
-      );
-      return { renewals, requests };
-    };
-    await run(1_000);
-    const started = performance.now();
-    const { renewals, requests } = await run(seconds * 1_000);
-    const elapsed = (performance.now() - started) / 1_000;
-    return {
-      renewalsPerSecond: renewals / elapsed,
-      requestsPerSecond: requests / elapsed,
-      renewals,
-      seconds: elapsed,
-      connections,
-    };
-  } finally {
-    agent.destroy();
-  }
-}
-
 /** Runs `measure(url)` against a fresh reference grantor, stopped afterwards. */
 async function onGrantor(measure) {
   const grantor = await startGrantor();
@@ -311,12 +160,13 @@ export async function batchRenewRows({ leases = 10_000, seconds = 5, connections
     target: "—",
   });
   const options = { connections, seconds };
-  const single = await onGrantor((url) => measureThroughput(tenureSingle(url), options));
-  const batched = await onGrantor((url) => measureThroughput(tenureBatched(url, batch), options));
+  // The same load generator as the main table's renewal rows.
+  const single = await onGrantor((url) => measureRenewals(tenureServer(url), options));
+  const batched = await onGrantor((url) => measureRenewals(tenureBatchServer(url, batch), options));
   const etcd = await startEtcd();
   let keepalive;
   try {
-    keepalive = await measureThroughput(etcdKeepalive(etcd.url), options);
+    keepalive = await measureRenewals(etcdServer(etcd.url), options);
   } finally {
     await etcd.cleanup();
   }

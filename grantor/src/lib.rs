@@ -15,6 +15,7 @@ mod extract;
 mod metrics;
 mod postgres;
 mod queues;
+mod renewal;
 mod replay;
 mod secrets;
 mod store;

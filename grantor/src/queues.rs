@@ -21,7 +21,7 @@ use tenure::protocol::{
     HeartbeatReply, ItemReply, ItemState, NewItem, QueueStatsReply, Token,
 };
 
-use crate::store::{ceil_ms, from_i64, to_i64, token, Store, StoreError};
+use crate::store::{ceil_ms, from_i64, parse_json, to_i64, to_json, token, Store, StoreError};
 
 /// The default number of claims an item gets before it is dead-lettered.
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
@@ -94,6 +94,23 @@ struct ItemRow {
 }
 
 impl ItemRow {
+    /// The part of the row the replies are built from.
+    fn stored(self) -> StoredItem {
+        StoredItem {
+            id: self.id,
+            payload: self.payload,
+            dedupe_key: self.dedupe_key,
+            attempts: self.attempts,
+            max_attempts: self.max_attempts,
+            claim_token: self.claim_token,
+            claimed_by: self.claimed_by,
+            completed_token: self.completed_token,
+            completed_by: self.completed_by,
+            result: self.result,
+            last_error: self.last_error,
+        }
+    }
+
     fn read(r: &Row<'_>) -> rusqlite::Result<ItemRow> {
         let count = |i: usize| -> rusqlite::Result<u64> {
             let v: i64 = r.get(i)?;
@@ -169,14 +186,6 @@ impl ItemRow {
     }
 }
 
-fn parse_json(text: &str, what: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
-}
-
-fn json_text(value: &Value) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
-}
-
 impl Store {
     /// Microseconds on this process's monotonic clock since the database was opened.
     fn queue_now(&self) -> i64 {
@@ -209,7 +218,7 @@ impl Store {
                     .query_row(
                         params![
                             queue,
-                            json_text(&item.payload)?,
+                            to_json(&item.payload)?,
                             item.dedupe_key,
                             max_attempts
                         ],
@@ -261,7 +270,7 @@ impl Store {
                     .claim_expires_at
                     .map_or(0, |expires| expires.saturating_sub(now) / 1000);
                 let claim_ms = from_i64(granted_ms.min(left_ms))?;
-                return claimed_reply(row, claim_ms);
+                return row.stored().claimed_reply(claim_ms);
             }
         }
         // An exhausted item whose last claim ran out is dead, not claimable again.
@@ -321,7 +330,7 @@ impl Store {
                     token = row.claim_token,
                     "claimed"
                 );
-                claimed_reply(row, claim_ms)
+                row.stored().claimed_reply(claim_ms)
             }
         }
     }
@@ -399,7 +408,7 @@ impl Store {
                  SET state = 'done', result = ?2, completed_token = claim_token,
                      completed_by = claimed_by, claim_expires_at = NULL
                  WHERE id = ?1",
-                params![to_i64(item_id), json_text(result)?],
+                params![to_i64(item_id), to_json(result)?],
             )?;
             tx.commit()?;
         }
@@ -449,7 +458,7 @@ impl Store {
                  SET state = ?2, last_error = ?3, failed_token = claim_token,
                      claim_expires_at = NULL
                  WHERE id = ?1",
-                params![to_i64(item_id), row.state, json_text(error)?],
+                params![to_i64(item_id), row.state, to_json(error)?],
             )?;
             tx.commit()?;
             tracing::debug!(queue, item = item_id, worker, state = %row.state, "failed");
@@ -496,33 +505,7 @@ impl Store {
             ))),
             _ => None,
         };
-        let done = state == ItemState::Done;
-        Ok(ItemReply {
-            id: row.id,
-            state,
-            payload: parse_json(&row.payload, "payload")?,
-            dedupe_key: row.dedupe_key,
-            attempts: row.attempts,
-            max_attempts: row.max_attempts,
-            claim_token: token(row.claim_token)?,
-            claimed_by: row.claimed_by,
-            claim_expires_in_ms,
-            completed_token: row
-                .completed_token
-                .filter(|_| done)
-                .map(token)
-                .transpose()?,
-            completed_by: row.completed_by.filter(|_| done),
-            result: row
-                .result
-                .filter(|_| done)
-                .map(|r| parse_json(&r, "result"))
-                .transpose()?,
-            last_error: row
-                .last_error
-                .map(|e| parse_json(&e, "error"))
-                .transpose()?,
-        })
+        row.stored().item_reply(state, claim_expires_in_ms)
     }
 
     /// Records every claim that ran out: its item is pending again, or dead after its last
@@ -540,19 +523,72 @@ impl Store {
     }
 }
 
-fn claimed_reply(row: ItemRow, claim_ms: u64) -> Result<ClaimReply<Value>, StoreError> {
-    let token = token(row.claim_token)?;
-    Ok(ClaimReply {
-        claimed: true,
-        item: Some(ClaimedItem {
-            id: row.id,
-            payload: parse_json(&row.payload, "payload")?,
-            attempts: row.attempts,
-            max_attempts: row.max_attempts,
-        }),
-        token: Some(token),
-        claim_ms: Some(claim_ms),
-    })
+/// What both stores record of an item, as the claim and item replies are built from it: the
+/// rules of what a reply shows live here once, whatever the store.
+pub(crate) struct StoredItem {
+    pub(crate) id: u64,
+    pub(crate) payload: String,
+    pub(crate) dedupe_key: Option<String>,
+    pub(crate) attempts: u32,
+    pub(crate) max_attempts: u32,
+    pub(crate) claim_token: u64,
+    pub(crate) claimed_by: Option<String>,
+    pub(crate) completed_token: Option<u64>,
+    pub(crate) completed_by: Option<String>,
+    pub(crate) result: Option<String>,
+    pub(crate) last_error: Option<String>,
+}
+
+impl StoredItem {
+    /// The reply to a claim of this item, promising `claim_ms`.
+    pub(crate) fn claimed_reply(self, claim_ms: u64) -> Result<ClaimReply<Value>, StoreError> {
+        Ok(ClaimReply {
+            claimed: true,
+            item: Some(ClaimedItem {
+                id: self.id,
+                payload: parse_json(&self.payload, "payload")?,
+                attempts: self.attempts,
+                max_attempts: self.max_attempts,
+            }),
+            token: Some(token(self.claim_token)?),
+            claim_ms: Some(claim_ms),
+        })
+    }
+
+    /// The item's record in `state`; who completed it and with what only once it is done.
+    pub(crate) fn item_reply(
+        self,
+        state: ItemState,
+        claim_expires_in_ms: Option<u64>,
+    ) -> Result<ItemReply<Value>, StoreError> {
+        let done = state == ItemState::Done;
+        Ok(ItemReply {
+            id: self.id,
+            state,
+            payload: parse_json(&self.payload, "payload")?,
+            dedupe_key: self.dedupe_key,
+            attempts: self.attempts,
+            max_attempts: self.max_attempts,
+            claim_token: token(self.claim_token)?,
+            claimed_by: self.claimed_by,
+            claim_expires_in_ms,
+            completed_token: self
+                .completed_token
+                .filter(|_| done)
+                .map(token)
+                .transpose()?,
+            completed_by: self.completed_by.filter(|_| done),
+            result: self
+                .result
+                .filter(|_| done)
+                .map(|r| parse_json(&r, "result"))
+                .transpose()?,
+            last_error: self
+                .last_error
+                .map(|e| parse_json(&e, "error"))
+                .transpose()?,
+        })
+    }
 }
 
 fn item_row(conn: &Connection, queue: &str, item_id: u64) -> Result<ItemRow, StoreError> {

@@ -20,10 +20,11 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use tenure::protocol::{
     FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
-    RenewRefusal, RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS, MAX_TOKEN,
+    RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS, MAX_TOKEN,
 };
 
 use crate::queues;
+use crate::renewal;
 use crate::replay::{self, LiveGrant};
 use crate::secrets::{self, Secrets, SERVER_KEY_LEN};
 
@@ -188,6 +189,19 @@ struct LeaseRow {
     state: String,
     revoked_token: Option<u64>,
     revoked_holder: Option<String>,
+}
+
+impl LeaseRow {
+    /// The row as the shared renewal rule reads it.
+    fn recorded(&self) -> renewal::Recorded<'_> {
+        renewal::Recorded {
+            token: self.token,
+            holder: Some(&self.holder),
+            state: &self.state,
+            revoked_token: self.revoked_token,
+            revoked_holder: self.revoked_holder.as_deref(),
+        }
+    }
 }
 
 /// The lease and fencing state of every resource, and the work queues.
@@ -667,45 +681,25 @@ fn renew_in(
     {
         let row = lease_row(conn, &req.resource)?;
         let live = live_grant(staged, row.as_ref(), &req.resource);
-        let reply = replay::replayed_renewal(stored, &req.holder, live);
-        if reply.renewed && !proven {
-            return Err(StoreError::BadLeaseSecret);
-        }
-        return Ok(reply);
+        return renewal::replayed(stored, &req.holder, live, proven);
     }
     let now = Instant::now();
     let row = lease_row(conn, &req.resource)?;
     let live = live_until(staged, &req.resource, now).is_some();
     let duration_ms = limits.clamp(req.duration_ms);
-    let asked = req.token.get();
-    let reply = match row {
-        None => RenewReply::refused(RenewRefusal::Unknown),
-        Some(row) if asked > row.token => RenewReply::refused(RenewRefusal::Unknown),
-        Some(row) if asked < row.token => {
-            let revoked = row.revoked_token == Some(asked)
-                && row.revoked_holder.as_deref() == Some(req.holder.as_str());
-            RenewReply::refused(if revoked {
-                RenewRefusal::Revoked
-            } else {
-                RenewRefusal::NotHolder
-            })
-        }
-        Some(row) if row.holder != req.holder => RenewReply::refused(RenewRefusal::NotHolder),
-        Some(row) => match row.state.as_str() {
-            "held" if live && !proven => return Err(StoreError::BadLeaseSecret),
-            "held" if live => {
-                conn.execute(
-                    "UPDATE leases SET duration_ms = ?2 WHERE resource = ?1",
-                    params![req.resource, to_i64(duration_ms)],
-                )?;
-                RenewReply::renewed(req.token, duration_ms)
-            }
-            "held" | "expired" => RenewReply::refused(RenewRefusal::Expired),
-            "revoked" => RenewReply::refused(RenewRefusal::Revoked),
-            "released" => RenewReply::refused(RenewRefusal::Unknown),
-            other => return Err(StoreError::Corrupt(format!("lease state {other}"))),
-        },
-    };
+    let reply = renewal::decide(
+        row.as_ref().map(LeaseRow::recorded),
+        req,
+        live,
+        proven,
+        duration_ms,
+    )?;
+    if reply.renewed {
+        conn.execute(
+            "UPDATE leases SET duration_ms = ?2 WHERE resource = ?1",
+            params![req.resource, to_i64(duration_ms)],
+        )?;
+    }
     record_outcome(
         conn,
         &req.resource,
@@ -893,8 +887,14 @@ fn record_outcome<R: serde::Serialize>(
     Ok(())
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+/// JSON text of a value to store; failing only on a value serde cannot represent.
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
+}
+
+/// A stored JSON text read back; unreadable means the database was altered behind our back.
+pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
 }
 
 pub(crate) fn token(value: u64) -> Result<Token, StoreError> {
@@ -1005,7 +1005,10 @@ mod tests {
             lease_secret: Some(store.secrets.lease("r", token.get())),
         };
         let refused = store.renew(&renewal).unwrap();
-        assert_eq!(refused.reason, Some(RenewRefusal::Revoked));
+        assert_eq!(
+            refused.reason,
+            Some(tenure::protocol::RenewRefusal::Revoked)
+        );
         let next = store.grant(&grant("b", "1", 1_000)).unwrap();
         assert_eq!(next.token.unwrap().get(), token.get() + 1);
     }

@@ -34,17 +34,19 @@ use deadpool_postgres::{
 };
 use tenure::protocol::{
     FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
-    RenewRefusal, RenewReply, RenewRequest, StatusReply, Token,
+    RenewReply, RenewRequest, StatusReply, Token,
 };
 use tokio_postgres::config::Host;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
 
+use crate::renewal;
 use crate::replay::{self, LiveGrant};
 use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
 use crate::store::{
-    ceil_ms, from_i64, to_i64, token, DurationLimits, StoreError, OUTCOMES_KEPT_PER_RESOURCE,
+    ceil_ms, from_i64, to_i64, to_json, token, DurationLimits, StoreError,
+    OUTCOMES_KEPT_PER_RESOURCE,
 };
 
 /// The schema version this build writes.
@@ -250,6 +252,17 @@ impl LeaseRow {
     fn live_for(&self, now: SystemTime) -> Option<Duration> {
         let until = self.expires_at.filter(|_| self.state == "held")?;
         (until >= now).then(|| until.duration_since(now).unwrap_or_default())
+    }
+
+    /// The row as the shared renewal rule reads it.
+    fn recorded(&self) -> renewal::Recorded<'_> {
+        renewal::Recorded {
+            token: self.token,
+            holder: self.holder.as_deref(),
+            state: &self.state,
+            revoked_token: self.revoked_token,
+            revoked_holder: self.revoked_holder.as_deref(),
+        }
     }
 
     /// This grant, if it is live at `now`, for answering a replay.
@@ -749,43 +762,11 @@ fn decide_renewal(
 ) -> Result<RenewDecision, StoreError> {
     if let Some(stored) = stored {
         let live = lease.and_then(|l| l.live_grant(now));
-        let reply = replay::replayed_renewal(stored, &req.holder, live);
-        if reply.renewed && !proven {
-            return Err(StoreError::BadLeaseSecret);
-        }
-        return Ok(RenewDecision::Replay(reply));
+        return renewal::replayed(stored, &req.holder, live, proven).map(RenewDecision::Replay);
     }
-    let asked = req.token.get();
-    let reply = match lease {
-        // No grant was ever made (a row is created only by a grant).
-        None => RenewReply::refused(RenewRefusal::Unknown),
-        Some(lease) if lease.state == "free" || asked > lease.token => {
-            RenewReply::refused(RenewRefusal::Unknown)
-        }
-        Some(lease) if asked < lease.token => {
-            let revoked = lease.revoked_token == Some(asked)
-                && lease.revoked_holder.as_deref() == Some(req.holder.as_str());
-            RenewReply::refused(if revoked {
-                RenewRefusal::Revoked
-            } else {
-                RenewRefusal::NotHolder
-            })
-        }
-        Some(lease) if lease.holder.as_deref() != Some(req.holder.as_str()) => {
-            RenewReply::refused(RenewRefusal::NotHolder)
-        }
-        Some(lease) => match lease.state.as_str() {
-            "held" if lease.live_for(now).is_some() && !proven => {
-                return Err(StoreError::BadLeaseSecret)
-            }
-            "held" if lease.live_for(now).is_some() => RenewReply::renewed(req.token, duration_ms),
-            "held" => RenewReply::refused(RenewRefusal::Expired),
-            "revoked" => RenewReply::refused(RenewRefusal::Revoked),
-            "released" => RenewReply::refused(RenewRefusal::Unknown),
-            other => return Err(StoreError::Corrupt(format!("lease state {other}"))),
-        },
-    };
-    Ok(RenewDecision::Record(reply))
+    let live = lease.is_some_and(|l| l.live_for(now).is_some());
+    let recorded = lease.map(LeaseRow::recorded);
+    renewal::decide(recorded, req, live, proven, duration_ms).map(RenewDecision::Record)
 }
 
 async fn renew_in(
@@ -1258,8 +1239,4 @@ async fn execute(
 ) -> Result<u64, StoreError> {
     let statement = tx.prepare_cached(sql).await?;
     Ok(tx.execute(&statement, params).await?)
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
 }

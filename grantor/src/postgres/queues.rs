@@ -9,15 +9,16 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 use tenure::protocol::{
-    ClaimReply, ClaimRequest, ClaimedItem, CompleteReply, EnqueueReply, EnqueuedItem, FailReply,
-    HeartbeatReply, ItemReply, ItemState, NewItem, QueueStatsReply, Token,
+    ClaimReply, ClaimRequest, CompleteReply, EnqueueReply, EnqueuedItem, FailReply, HeartbeatReply,
+    ItemReply, ItemState, NewItem, QueueStatsReply, Token,
 };
 use tokio_postgres::Row;
 
 use super::{database_now, execute, query_opt, PgStore};
 use deadpool_postgres::Transaction;
 
-use crate::store::{ceil_ms, from_i64, to_i64, token, StoreError};
+use crate::queues::StoredItem;
+use crate::store::{ceil_ms, from_i64, to_i64, to_json, StoreError};
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS work_queue (
@@ -171,30 +172,29 @@ impl ItemRow {
         Err(StoreError::StaleClaim(why))
     }
 
+    /// The part of the row the replies are built from.
+    fn stored(self) -> StoredItem {
+        StoredItem {
+            id: self.id,
+            payload: self.payload,
+            dedupe_key: self.dedupe_key,
+            attempts: self.attempts,
+            max_attempts: self.max_attempts,
+            claim_token: self.claim_token,
+            claimed_by: self.claimed_by,
+            completed_token: self.completed_token,
+            completed_by: self.completed_by,
+            result: self.result,
+            last_error: self.last_error,
+        }
+    }
+
     fn claimed_reply(self) -> Result<ClaimReply<Value>, StoreError> {
         let claim_ms = self.claim_ms.ok_or_else(|| {
             StoreError::Corrupt(format!("claim of item {} has no duration", self.id))
         })?;
-        Ok(ClaimReply {
-            claimed: true,
-            token: Some(token(self.claim_token)?),
-            claim_ms: Some(claim_ms),
-            item: Some(ClaimedItem {
-                id: self.id,
-                payload: parse_json(&self.payload, "payload")?,
-                attempts: self.attempts,
-                max_attempts: self.max_attempts,
-            }),
-        })
+        self.stored().claimed_reply(claim_ms)
     }
-}
-
-fn parse_json(text: &str, what: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
-}
-
-fn json_text(value: &Value) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
 }
 
 impl PgStore {
@@ -283,7 +283,7 @@ impl PgStore {
             token,
             self.proves(item_id, token, claim_secret),
         );
-        let result = json_text(result)?;
+        let result = to_json(result)?;
         self.transact(|tx| Box::pin(complete_in(tx, claim.clone(), result.clone())))
             .await
     }
@@ -307,7 +307,7 @@ impl PgStore {
             token,
             self.proves(item_id, token, claim_secret),
         );
-        let error = json_text(error)?;
+        let error = to_json(error)?;
         self.transact(|tx| Box::pin(fail_in(tx, claim.clone(), error.clone())))
             .await
     }
@@ -362,33 +362,7 @@ impl PgStore {
             }
             _ => None,
         };
-        let done = state == ItemState::Done;
-        Ok(ItemReply {
-            id: item.id,
-            state,
-            payload: parse_json(&item.payload, "payload")?,
-            dedupe_key: item.dedupe_key,
-            attempts: item.attempts,
-            max_attempts: item.max_attempts,
-            claim_token: token(item.claim_token)?,
-            claimed_by: item.claimed_by,
-            claim_expires_in_ms,
-            completed_token: item
-                .completed_token
-                .filter(|_| done)
-                .map(token)
-                .transpose()?,
-            completed_by: item.completed_by.filter(|_| done),
-            result: item
-                .result
-                .filter(|_| done)
-                .map(|r| parse_json(&r, "result"))
-                .transpose()?,
-            last_error: item
-                .last_error
-                .map(|e| parse_json(&e, "error"))
-                .transpose()?,
-        })
+        item.stored().item_reply(state, claim_expires_in_ms)
     }
 
     /// Records as dead every item whose last allowed claim ran out. Rows another transaction
@@ -475,7 +449,7 @@ async fn enqueue_in(
              RETURNING item_id",
             &[
                 &queue,
-                &json_text(&item.payload)?,
+                &to_json(&item.payload)?,
                 &item.dedupe_key,
                 &max_attempts,
             ],
