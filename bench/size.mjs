@@ -6,10 +6,13 @@
 // rolldown), as an app's production build would.
 // - wasm + JS glue: pkg/glue/tenure_bg.wasm and pkg/glue/tenure.js, the code wasm-bindgen
 //   generates to load the module and call it. This is the figure with the 20 KB target.
-// - wasm + glue + Lease/LeaseHolder API: adds what `import { Lease, LeaseHolder } from "tenure"`
-//   needs beyond that (pkg/index.js, api.js, errors.js); a bundler drops the other modules
-//   (package.json marks only the entry points as having side effects).
-// - everything: the wasm and every JavaScript file in package.json's "files".
+// - inline core + glue + Lease/LeaseHolder API: what `import { Lease, LeaseHolder } from
+//   "tenure"` loads: the wasm as base64 inside glue/core-base64.js (the entries carry it inline,
+//   so no bundler has to copy a .wasm file), the glue, pkg/index.js, core.js, inline-core.js,
+//   api.js and errors.js; a bundler drops the other modules (the ES entries have no side effects).
+// - everything: every ES module file in package.json's "files", with the core inline (the
+//   separate .wasm, which only workerd's entry imports, and the CommonJS build, a second copy
+//   for `require`, are left out so nothing is counted twice).
 // - baseline: broadcast-channel's own minified browser bundle, dist/lib/browser.min.js (its
 //   BroadcastChannel and createLeaderElection with every transport), as installed.
 //
@@ -52,8 +55,8 @@ export async function measureSizes() {
   const minify = await loadMinifier();
   const shipped = JSON.parse(pkg("package.json")).files;
   const core = ["glue/tenure_bg.wasm", "glue/tenure.js"];
-  const api = [...core, "index.js", "api.js", "errors.js"];
-  const everything = shipped.filter((file) => file.endsWith(".js") || file.endsWith(".wasm"));
+  const api = ["glue/core-base64.js", "glue/tenure.js", "index.js", "core.js", "inline-core.js", "api.js", "errors.js"];
+  const everything = shipped.filter((file) => file.endsWith(".js"));
   const require = createRequire(import.meta.url);
   const baselineFile = join(dirname(require.resolve("broadcast-channel/package.json")), "dist/lib/browser.min.js");
   const baseline = readFileSync(baselineFile);

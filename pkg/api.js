@@ -6,10 +6,13 @@
 
 import { HolderCore, LeaseCore } from "./glue/tenure.js";
 import { LeaseError, LeaseExpiredError, fromCore } from "./errors.js";
+import { coreModule } from "./core.js";
 
 const perf = globalThis.performance;
 
+// Every core object is made here, so the first one loads the core (see core.js).
 function construct(make) {
+  coreModule();
   try {
     return make();
   } catch (error) {

@@ -183,7 +183,9 @@ export class LeaseHolder implements AsyncDisposable {
   onLeaseLost: ((reason: LossReason) => void) | null;
   /**
    * Asks for the lease. With `wait: true`, campaigns until granted (using the denial's
-   * `expiresInMs`, else jittered backoff); rejects with `signal.reason` if aborted.
+   * `expiresInMs`, else jittered backoff); rejects with `signal.reason` if aborted. A grant
+   * request in flight when the signal aborts is not abandoned: if the grantor grants it anyway,
+   * the grant is released as soon as its reply arrives.
    */
   acquire(options?: { wait?: boolean; signal?: AbortSignal }): Promise<AcquireResult>;
   /** Ends the hold locally and calls `onLeaseLost(reason)`. */
@@ -507,6 +509,11 @@ export type LeaseErrorCode =
   | "ERR_LEASE_LOST"
   | "ERR_LEASE_RELEASED"
   | "ERR_LEASE_NOT_HELD"
+  /**
+   * The WebAssembly core could not be compiled when the first {@link Lease} or {@link LeaseHolder}
+   * was made (a Content-Security-Policy without `'wasm-unsafe-eval'`, or no WebAssembly at all).
+   */
+  | "ERR_CORE_UNAVAILABLE"
   /** {@link TabLease} or {@link FencedStore} in a runtime without IndexedDB; see `missing`. */
   | "ERR_TAB_UNSUPPORTED"
   /** IndexedDB failed under a {@link TabLease} or {@link FencedStore} (quota, storage cleared). */

@@ -1,8 +1,6 @@
-// Entry for browsers, workers, bundlers and Deno: fetch and instantiate the WebAssembly module
-// next to this file, then expose the API.
-import init from "./glue/tenure.js";
-
-await init({ module_or_path: new URL("./glue/tenure_bg.wasm", import.meta.url) });
+// Entry for browsers, workers, bundlers, Node, Deno and Bun (and, built by scripts/build, the
+// CommonJS entry): the core travels inline (inline-core.js) and is compiled on first use, so
+// importing does no work.
 
 export { Lease, LeaseHolder, leasedRead } from "./api.js";
 export { adviseDuration } from "./advise.js";
@@ -13,4 +11,6 @@ export { ConsulGrantor } from "./consul-grantor.js";
 export { KubernetesLeaseGrantor } from "./kubernetes-lease-grantor.js";
 export { WorkClaimer, Claim } from "./work-claimer.js";
 export { LeaseError, LeaseExpiredError, isLeaseError } from "./errors.js";
+// TabLease and FencedStore need IndexedDB: where it is missing (Node, Bun) they throw
+// ERR_TAB_UNSUPPORTED when constructed.
 export { TabLease, FencedStore } from "./tab-lease.js";

@@ -9,6 +9,19 @@
 import { Lease, LeaseHolder } from "./api.js";
 import { LeaseError } from "./errors.js";
 import { FENCED, NAME_PREFIX, TabEngine, latestEntry, storageError, transact } from "./tab-engine.js";
+import { coreModule } from "./core.js";
+import TAB_WORKER_SOURCE from "./glue/tab-worker-source.js";
+
+let workerUrl = null;
+
+/**
+ * One Blob URL per page for the heartbeat worker's script (tab-worker.js bundled whole by
+ * scripts/build), kept for the page's life: every TabLease of the page starts its worker from it.
+ */
+function heartbeatWorkerUrl() {
+  workerUrl ??= URL.createObjectURL(new Blob([TAB_WORKER_SOURCE], { type: "text/javascript" }));
+  return workerUrl;
+}
 
 const perf = globalThis.performance;
 
@@ -386,12 +399,21 @@ export class TabLease {
     // A fresh identity per engine: a page back from the cache is a new candidate.
     this.#config = { ...this.#config, instanceId: randomId("tab-") };
     if (this.#heartbeat === "worker") {
-      // A literal `new Worker(new URL(..., import.meta.url))`, which bundlers recognize.
-      const worker = new Worker(new URL("./tab-worker.js", import.meta.url), { type: "module" });
+      let worker;
+      try {
+        // The compiled core goes first: the worker shares it instead of loading its own copy.
+        const module = coreModule();
+        worker = new Worker(heartbeatWorkerUrl());
+        worker.postMessage({ type: "core", module });
+      } catch (error) {
+        this.#fail(`the heartbeat worker could not start: ${error?.message ?? error}`);
+        return;
+      }
       worker.onmessage = (event) => this.#onMessage(event.data);
       worker.onerror = (event) => {
         event.preventDefault?.();
-        this.#fail(`the heartbeat worker failed: ${event.message ?? "could not load tab-worker.js"}`);
+        // A Content-Security-Policy without `worker-src blob:` blocks the worker this way.
+        this.#fail(`the heartbeat worker failed: ${event.message ?? "could not start it (worker-src blob: allowed?)"}`);
       };
       this.#transport = {
         post: (message) => worker.postMessage(message),

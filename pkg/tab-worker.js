@@ -1,11 +1,19 @@
 // The dedicated worker that runs a window's TabLease heartbeat. Chrome throttles a hidden tab's
 // main-thread timers to one wake-up a minute after five minutes; a dedicated worker's timers keep
-// their schedule. It imports the core directly, not the entry, so bundlers see no cycle, and has
-// no top-level await, so bundlers may emit it in any worker format. The page waits for `ready`.
-import init from "./glue/tenure.js";
+// their schedule. scripts/build bundles this file into one self-contained script that the page
+// starts from a Blob, so no bundler has to find, copy or serve a worker file. The page posts its
+// compiled core first (a WebAssembly.Module is shared, not copied), then waits for `ready`.
+import { coreModule, provideCore } from "./core.js";
 import { serveEngine } from "./tab-engine.js";
 
-init({ module_or_path: new URL("./glue/tenure_bg.wasm", import.meta.url) }).then(
-  () => serveEngine(globalThis),
-  (error) => globalThis.postMessage({ type: "error", message: `loading the core: ${error?.message ?? error}` }),
-);
+globalThis.onmessage = (event) => {
+  const { module } = event.data;
+  provideCore(() => module);
+  try {
+    coreModule();
+  } catch (error) {
+    globalThis.postMessage({ type: "error", message: `loading the core: ${error?.message ?? error}` });
+    return;
+  }
+  serveEngine(globalThis);
+};

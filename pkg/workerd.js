@@ -1,9 +1,9 @@
 // Entry for workerd (Cloudflare Workers): a Worker may neither fetch its own files nor compile
 // WebAssembly from bytes at run time, so the module arrives as an import, compiled at deploy time.
 import module from "./glue/tenure_bg.wasm";
-import { initSync } from "./glue/tenure.js";
+import { provideCore } from "./core.js";
 
-initSync({ module });
+provideCore(() => module);
 
 export { Lease, LeaseHolder, leasedRead } from "./api.js";
 export { adviseDuration } from "./advise.js";

@@ -475,10 +475,60 @@ fn campaign_backs_off_after_failures_and_can_be_cancelled() {
         s.events.last(),
         Some(Event::AcquireFailed(AcquireFailure::Cancelled))
     ));
-    // A grant for the cancelled campaign's attempt is ignored.
+    // A grant for the cancelled campaign's attempt does not make it held, and is handed back at
+    // once, so the lease is not left held by nobody until it expires.
     let id = s.last_sent().id;
+    assert!(
+        !s.abandoned.contains(&id),
+        "kept so that its grant can be released"
+    );
     s.grant(id, 9);
     assert_eq!(s.holder.phase(), Phase::Idle);
+    assert_eq!(s.last_sent().kind, RequestKind::Release { token: token(9) });
+}
+
+#[test]
+fn a_cancelled_grant_that_was_denied_or_timed_out_needs_nothing() {
+    let mut s = Script::new();
+    let id = s.acquire(true);
+    s.holder.cancel_acquire(s.now());
+    s.drain();
+    s.reply(
+        id,
+        Reply::Grant(GrantOutcome::Denied {
+            holder: Some("other".into()),
+            expires_in_ms: Some(100),
+        }),
+    );
+    assert_eq!(s.sent.len(), 1, "nothing to release after a denial");
+
+    let id = s.acquire(false);
+    s.holder.cancel_acquire(s.now());
+    s.drain();
+    s.run_for(60_000);
+    assert!(s.abandoned.contains(&id), "abandoned at its timeout");
+    assert_eq!(s.holder.poll_timeout(), None, "nothing left to wait for");
+    s.grant(id, 3);
+    assert_eq!(s.sent.len(), 2, "a reply after the timeout is ignored");
+}
+
+#[test]
+fn acquiring_again_takes_over_a_cancelled_grant_instead_of_releasing_it() {
+    let mut s = Script::new();
+    let first = s.acquire(false);
+    s.holder.cancel_acquire(s.now());
+    s.drain();
+    let second = s.acquire(false);
+    assert!(s.abandoned.contains(&first));
+    // A grantor that returns the same token to the same holder: releasing the first reply's
+    // token would end the hold the second acquire just got.
+    s.grant(first, 4);
+    s.grant(second, 4);
+    assert_eq!(s.holder.phase(), Phase::Held);
+    assert!(!s
+        .sent
+        .iter()
+        .any(|request| matches!(request.kind, RequestKind::Release { .. })));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 // The "who held the lease when" chart: one row for the grantor's own view (polled from
 // /v1/status) and one per tab (each tab reports its holds over BroadcastChannel), drawn as SVG.
+// The TabLease page draws the same chart without the grantor row, its numbers being epochs.
 //
 // A segment is `{row, token, start, end, reason, frozenUntil}` with wall-clock milliseconds:
 // every tab runs on the same machine, so their Date.now() readings line up well enough to draw.
@@ -30,14 +31,22 @@ export class Timeline {
   #svg;
   #self;
   #windowMs;
+  #pinnedRows;
+  #tokenName;
   #segments = new Map();
   #firstSeen = new Map();
 
-  /** Draws into `svg`; `self` is this tab's row name, `windowMs` how much history is shown. */
-  constructor(svg, { self, windowMs = 60_000 }) {
+  /**
+   * Draws into `svg`; `self` is this tab's row name, `windowMs` how much history is shown,
+   * `pinnedRows` the rows drawn first whether or not they have segments, and `tokenName` what a
+   * segment's number is called in its tooltip.
+   */
+  constructor(svg, { self, windowMs = 60_000, pinnedRows = ["grantor"], tokenName = "token" }) {
     this.#svg = svg;
     this.#self = self;
     this.#windowMs = windowMs;
+    this.#pinnedRows = pinnedRows;
+    this.#tokenName = tokenName;
   }
 
   /**
@@ -82,8 +91,9 @@ export class Timeline {
       if (segment.end !== null && segment.end < from - this.#windowMs) this.#segments.delete(key);
     }
     const visible = [...this.#segments.values()].filter((s) => s.end === null || s.end >= from);
-    const names = new Set(["grantor", this.#self, ...rows, ...visible.map((s) => s.row)]);
-    const ordered = ["grantor", ...[...names].filter((n) => n !== "grantor").sort(
+    const pinned = this.#pinnedRows;
+    const names = new Set([this.#self, ...rows, ...visible.map((s) => s.row)]);
+    const ordered = [...pinned, ...[...names].filter((n) => !pinned.includes(n)).sort(
       (a, b) => (this.#firstSeen.get(a) ?? now) - (this.#firstSeen.get(b) ?? now) || a.localeCompare(b),
     )];
 
@@ -142,7 +152,7 @@ export class Timeline {
       const title = element("title", {}, group);
       const who = segment.row === "grantor" ? `grantor: ${segment.holder ?? "?"}` : segment.row;
       title.textContent =
-        `${who}, token ${segment.token}, ${seconds(end - segment.start)}` +
+        `${who}, ${this.#tokenName} ${segment.token}, ${seconds(end - segment.start)}` +
         (segment.reason ? `, ended: ${segment.reason}` : segment.end === null ? ", now" : "");
       element("rect", {
         x: x0,

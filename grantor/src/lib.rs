@@ -127,30 +127,162 @@ impl Config {
     }
 }
 
-/// Checks the browser origins `--cors-origin` may list: `*`, or `scheme://host[:port]` exactly
-/// as a browser sends it in `Origin` (no path, no trailing slash, lowercase scheme and host).
+/// Checks an origin `--cors-origin` lists: `*`, or `scheme://host[:port]` exactly as a browser
+/// sends it in `Origin`. The list matches exactly, so an entry a browser never sends (a wildcard,
+/// a path or trailing slash, a query, a user name, no scheme, capitals, a default port) would
+/// silently allow nothing; it is refused with a message naming the entry to give instead.
 pub fn check_cors_origin(origin: &str) -> Result<(), String> {
     if origin == "*" {
         return Ok(());
     }
-    let problem = || {
-        format!(
-            "CORS origin {origin:?} must be scheme://host[:port] exactly as browsers send it              (for example https://app.example.com), or *"
-        )
+    let refuse = |why: &str, fix: &str| {
+        Err(format!(
+            "CORS origin {origin:?} can never match, because {why}; {fix}"
+        ))
     };
-    let (scheme, rest) = origin.split_once("://").ok_or_else(problem)?;
-    let valid_scheme = !scheme.is_empty()
-        && scheme
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b));
-    let valid_rest = !rest.is_empty()
-        && !rest.contains(['/', '?', '#', '@', ' '])
-        && rest.bytes().all(|b| (0x21..=0x7E).contains(&b))
-        && !rest.bytes().any(|b| b.is_ascii_uppercase());
-    if valid_scheme && valid_rest && HeaderValue::from_str(origin).is_ok() {
-        Ok(())
+    if origin == "null" {
+        // It would match: browsers send it, but for sandboxed frames and local files, which any
+        // page can create, so listing it would let every page in.
+        return Err(
+            "CORS origin \"null\" is refused, because browsers send it for sandboxed \
+             frames and local files, which any page can make; serve the page from an origin of \
+             its own and list that one"
+                .to_owned(),
+        );
+    }
+    if origin.contains('*') {
+        let example = OriginParts::parse(&origin.replace('*', ""))
+            .filter(|parts| !parts.host.starts_with('.') && !parts.host.is_empty())
+            .map_or_else(
+                || "https://app.example.com".to_owned(),
+                |parts| parts.exact(),
+            );
+        return refuse(
+            "origins are matched exactly, without wildcards",
+            &format!(
+                "list each origin (for example --cors-origin {example}), or give * alone to allow any origin"
+            ),
+        );
+    }
+    let Some(parts) = OriginParts::parse(origin) else {
+        return refuse(
+            "it is not of the form scheme://host[:port] that browsers send",
+            "give one such as https://app.example.com, or * to allow any origin",
+        );
+    };
+    let exact = parts.exact();
+    let why = if !parts.has_scheme {
+        "it has no scheme, and browsers always send one"
+    } else if !parts.tail.is_empty() {
+        if parts.tail == "/" {
+            "it ends in a slash, which browsers never send"
+        } else if parts.tail.starts_with('/') {
+            "it has a path, and an origin never does"
+        } else {
+            "it has a query or fragment, and an origin never does"
+        }
+    } else if parts.userinfo {
+        "it has a user name, and an origin never does"
+    } else if parts.default_port {
+        "browsers leave out the scheme's default port"
+    } else if exact != origin {
+        "browsers send the scheme and host in lowercase"
     } else {
-        Err(problem())
+        return Ok(());
+    };
+    let fix = if parts.has_scheme {
+        format!("use {exact}")
+    } else {
+        let host = exact.trim_start_matches("https://");
+        format!("use {exact} (or http://{host})")
+    };
+    refuse(why, &fix)
+}
+
+/// The pieces of an origin-like string, for [`check_cors_origin`] to name what is wrong with it.
+struct OriginParts {
+    /// Whether it started with `scheme://`; without, `https` is assumed for the suggestion.
+    has_scheme: bool,
+    scheme: String,
+    host: String,
+    /// The port as written, without its colon; `None` when there is none.
+    port: Option<String>,
+    /// Whether the port is the scheme's default, which browsers leave out.
+    default_port: bool,
+    userinfo: bool,
+    /// Whatever follows the host and port: a path, query or fragment.
+    tail: String,
+}
+
+impl OriginParts {
+    /// `None` when no origin can be made of it at all (an empty or non-ASCII host, a bad port).
+    fn parse(text: &str) -> Option<OriginParts> {
+        let (has_scheme, scheme, rest) = match text.split_once("://") {
+            Some((scheme, rest)) => (true, scheme.to_ascii_lowercase(), rest),
+            None => (false, "https".to_owned(), text),
+        };
+        let valid_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b));
+        let tail_at = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(tail_at);
+        let (userinfo, host_port) = match authority.rsplit_once('@') {
+            Some((_, host_port)) => (true, host_port),
+            None => (false, authority),
+        };
+        // An IPv6 literal has colons of its own: its port follows the closing bracket.
+        let port_at = if host_port.starts_with('[') {
+            host_port.find(']').map(|end| end + 1)?
+        } else {
+            host_port.rfind(':').unwrap_or(host_port.len())
+        };
+        let (host, port) = host_port.split_at(port_at);
+        let port = match port {
+            "" => None,
+            with_colon => Some(with_colon.strip_prefix(':')?.to_owned()),
+        };
+        let valid_host = match host.strip_prefix('[') {
+            Some(literal) => literal.strip_suffix(']').is_some_and(|address| {
+                !address.is_empty()
+                    && address
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b":.".contains(&b))
+            }),
+            None => {
+                !host.is_empty()
+                    && host
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+            }
+        };
+        let valid_port = port.as_deref().is_none_or(|p| {
+            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok()
+        });
+        if !(valid_scheme && valid_host && valid_port) {
+            return None;
+        }
+        let default_port = matches!(
+            (scheme.as_str(), port.as_deref()),
+            ("http" | "ws", Some("80")) | ("https" | "wss", Some("443"))
+        );
+        Some(OriginParts {
+            has_scheme,
+            scheme,
+            host: host.to_ascii_lowercase(),
+            port,
+            default_port,
+            userinfo,
+            tail: tail.to_owned(),
+        })
+    }
+
+    /// The origin a browser would send for it.
+    fn exact(&self) -> String {
+        match &self.port {
+            Some(port) if !self.default_port => format!("{}://{}:{port}", self.scheme, self.host),
+            _ => format!("{}://{}", self.scheme, self.host),
+        }
     }
 }
 

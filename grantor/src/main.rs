@@ -18,9 +18,33 @@ const KEYS_ENV: &str = "TENURE_GRANTOR_KEYS";
 /// The name `--admin-key` had in the environment before API keys; still read.
 const LEGACY_ADMIN_KEY_ENV: &str = "TENURE_ADMIN_KEY";
 
+/// The common set-ups, shown after `--help`.
+const EXAMPLES: &str = "\
+Examples:
+  On this machine, on embedded SQLite (pages on any port of localhost may call it):
+    tenure-grantor serve --db data/leases.db --listen 127.0.0.1:8040
+
+  Serving a page of its own from a folder, at the same origin:
+    tenure-grantor serve --db data/leases.db --static-dir www
+
+  With API keys, which any address other than loopback needs:
+    tenure-grantor keygen --id web --namespace web/
+      (prints the client's key, then the line to append to keys.jsonl)
+    tenure-grantor serve --db data/leases.db --listen 0.0.0.0:8040 --keys-file keys.jsonl
+
+  On PostgreSQL, several grantors sharing one database (the URL in the environment keeps
+  its password out of the process list):
+    TENURE_POSTGRES_URL=postgres://tenure:secret@db.internal:5432/tenure \\
+      tenure-grantor serve --listen 0.0.0.0:8040 --keys-file keys.jsonl
+
+  Browser pages of other origins, each listed exactly as the browser sends it:
+    tenure-grantor serve --db data/leases.db \\
+      --cors-origin https://app.example.com --cors-origin http://localhost:5173
+";
+
 /// Reference HTTP lease grantor for tenure.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about, after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -29,6 +53,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the /v1 lease protocol.
+    #[command(after_help = EXAMPLES)]
     Serve(ServeArgs),
     /// Print a new random API key, then the key-file line that accepts it (with its SHA-256
     /// hash, not the key).
@@ -112,8 +137,9 @@ struct ServeArgs {
     #[arg(long, default_value_t = 20_000,
           value_parser = clap::value_parser!(u64).range(100..=600_000))]
     body_timeout_ms: u64,
-    /// Browser origin allowed to call the grantor (repeatable; `*` for any). Default: any port
-    /// of http://localhost, http://127.0.0.1 and http://[::1].
+    /// Browser origin allowed to call the grantor, exactly as the browser sends it:
+    /// scheme://host[:port], no path or wildcard (repeatable; `*` alone for any). Default: any
+    /// port of http://localhost, http://127.0.0.1 and http://[::1].
     #[arg(long = "cors-origin")]
     cors_origins: Vec<String>,
     /// Folder of static files to serve at `/`.
@@ -137,7 +163,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            tracing::error!("{message}");
+            // Once, on stderr, whatever RUST_LOG says: a log line as well would say it twice.
             eprintln!("tenure-grantor: {message}");
             ExitCode::FAILURE
         }
@@ -208,7 +234,10 @@ fn run(args: ServeArgs) -> Result<(), String> {
     let keys = load_keys(&args)?;
     if keys.is_empty() && !args.listen.ip().to_canonical().is_loopback() && !args.insecure_no_auth {
         return Err(format!(
-            "refusing to serve on {} without API keys: anyone who can reach it could take, renew              or release any lease. Give --keys-file (or {KEYS_ENV}, or --admin-key), listen on              a loopback address such as 127.0.0.1, or pass --insecure-no-auth if something in              front authenticates every request",
+            "refusing to serve on {} without API keys, because anyone who can reach it could \
+             take, renew or release any lease; give --keys-file (or {KEYS_ENV}, or --admin-key), \
+             listen on a loopback address such as 127.0.0.1, or pass --insecure-no-auth if \
+             something in front authenticates every request",
             args.listen
         ));
     }
@@ -218,7 +247,8 @@ fn run(args: ServeArgs) -> Result<(), String> {
     if args.insecure_no_auth {
         tracing::warn!(
             listen = %args.listen,
-            "serving without API keys (--insecure-no-auth): anyone who can reach this address may              grant, renew and release any lease"
+            "serving without API keys (--insecure-no-auth): anyone who can reach this address \
+             may grant, renew and release any lease"
         );
     }
     for origin in &args.cors_origins {

@@ -290,6 +290,10 @@ pub struct Holder {
     next_id: u64,
     consecutive_failures: u32,
     highest_token: Option<Token>,
+    /// A grant request still in flight when its acquire was cancelled. The grantor may already
+    /// have granted it; if its reply says so, the grant is released at once instead of being
+    /// left to expire while nobody holds it.
+    cancelled_grant: Option<Attempt>,
     jitter: Jitter,
     outputs: VecDeque<Output>,
 }
@@ -311,6 +315,7 @@ impl Holder {
             next_id: 0,
             consecutive_failures: 0,
             highest_token: None,
+            cancelled_grant: None,
             outputs: VecDeque::new(),
         }
     }
@@ -404,6 +409,12 @@ impl Holder {
             State::Acquiring { .. } => return Err(UsageError::AcquireInProgress),
             State::Idle => {}
         }
+        // The new grant request carries the same holder id, so whatever the cancelled one was
+        // granted is taken over by it; releasing that token later could end the new hold (etcd
+        // and Redis return the same token to the same holder).
+        if let Some(cancelled) = self.cancelled_grant.take() {
+            self.abandon(cancelled.id);
+        }
         let attempt = self.send_grant(now);
         self.state = State::Acquiring {
             campaign,
@@ -412,12 +423,14 @@ impl Holder {
         Ok(())
     }
 
-    /// Stops an acquire in progress. Any reply to its attempt is ignored from now on.
+    /// Stops an acquire in progress. A grant request still in flight is kept until its reply or
+    /// timeout: if the grantor granted it, the grant is released at once, so a cancelled
+    /// campaign never leaves the lease held by nobody until it expires.
     pub fn cancel_acquire(&mut self, now: Now) {
         self.clock.observe(now);
         if let State::Acquiring { step, .. } = self.state {
             if let AcquireStep::InFlight(attempt) = step {
-                self.abandon(attempt.id);
+                self.cancelled_grant = Some(attempt);
             }
             self.state = State::Idle;
             self.emit(Event::AcquireFailed(AcquireFailure::Cancelled));
@@ -489,6 +502,11 @@ impl Holder {
                 Some(expiry.map_or(renewal_at, |e| e.min(renewal_at)))
             }
         };
+        let cancelled = self.cancelled_grant.map(|attempt| attempt.deadline);
+        let at = match (at, cancelled) {
+            (Some(at), Some(cancelled)) => Some(at.min(cancelled)),
+            (at, cancelled) => at.or(cancelled),
+        };
         let floor = self.clock.last().map(|n| n.mono);
         match (at, floor) {
             (Some(at), Some(floor)) => Some(at.max(floor)),
@@ -499,6 +517,12 @@ impl Holder {
     /// Acts on everything due at `now`: expiry, abandoned attempts, renewals and retries.
     pub fn handle_timeout(&mut self, now: Now) {
         let now = self.clock.observe(now);
+        if let Some(cancelled) = self.cancelled_grant {
+            if now.mono >= cancelled.deadline {
+                self.cancelled_grant = None;
+                self.abandon(cancelled.id);
+            }
+        }
         match self.state.clone() {
             State::Idle => {}
             State::Acquiring { campaign, step } => match step {
@@ -543,6 +567,16 @@ impl Holder {
     /// Feeds the outcome of request `id`. Outcomes of abandoned or unknown requests are ignored.
     pub fn handle_reply(&mut self, now: Now, id: RequestId, reply: Reply) {
         let now = self.clock.observe(now);
+        if self
+            .cancelled_grant
+            .is_some_and(|cancelled| cancelled.id == id)
+        {
+            self.cancelled_grant = None;
+            if let Reply::Grant(GrantOutcome::Granted { token, .. }) = reply {
+                self.send(RequestKind::Release { token });
+            }
+            return;
+        }
         // Like `handle_timeout`, end a hold whose margin has begun before anything else. Without
         // this, a stale or duplicate reply (which is then ignored) arriving after the margin
         // began, with the expiry timer late or not yet due on the monotonic clock while the wall

@@ -272,6 +272,26 @@ describe("acquire", () => {
     await first.release();
   });
 
+  it("a grant that lands after its campaign was cancelled is released at once", async () => {
+    let answer;
+    const grantor = scripted({
+      grant: () => new Promise((resolve) => (answer = resolve)),
+      renew: never,
+      release: async () => ({ released: true }),
+    });
+    const holder = new LeaseHolder(grantor, config({ requestTimeoutMs: 2_000 }));
+    const controller = new AbortController();
+    const campaign = holder.acquire({ wait: true, signal: controller.signal });
+    await sleep(20);
+    controller.abort(new DOMException("unmounted", "AbortError"));
+    await assert.rejects(campaign, (error) => error.name === "AbortError");
+    assert.equal(grantor.calls.grant[0].signal?.aborted ?? false, false, "the request is kept");
+    answer({ granted: true, token: 41 });
+    assert.ok(await eventually(() => grantor.calls.release.length === 1, 2_000), "released");
+    assert.equal(grantor.calls.release[0].token, 41);
+    assert.equal(holder.lease.isSafelyHeld(), false);
+  });
+
   it("a second acquire while one runs is a usage error", async () => {
     const grantor = scripted({ grant: never, renew: never });
     const holder = new LeaseHolder(grantor, config({ requestTimeoutMs: 100 }));

@@ -59,13 +59,13 @@ describe("four workers per runtime complete every item exactly once", () => {
 
   it("each runtime loads its own entry of the package", () => {
     assert.equal(workerdEntry(), "./workerd.js");
-    // Deno reads the package from node_modules, as Node does, but by the `deno` condition.
+    // Deno reads the package from node_modules, as Node does, and takes the same ES module entry.
     const resolved = execFileSync(DENO, ["eval", "--no-lock", 'console.log(import.meta.resolve("tenure"))'], {
       cwd: REPO,
       encoding: "utf8",
       env: { ...process.env, NO_COLOR: "1" },
     });
     assert.match(resolved.trim(), /\/pkg\/index\.js$/);
-    assert.match(import.meta.resolve("tenure"), /\/pkg\/node\.js$/);
+    assert.match(import.meta.resolve("tenure"), /\/pkg\/index\.js$/);
   });
 });

@@ -152,6 +152,7 @@ async function main() {
     echo: process.stderr,
   });
   console.log(`demo:        ${stack.pageUrl}  (open it in several tabs)`);
+  console.log(`tab demo:    ${stack.pageUrl}tabs.html  (TabLease: one active tab, no server)`);
   console.log(`grantor:     ${stack.grantorUrl}  (database ${stack.db}; GET /metrics for Prometheus)`);
   console.log(`fault proxy: ${stack.proxyUrl}  (control API ${stack.controlUrl})`);
   let stopping = false;

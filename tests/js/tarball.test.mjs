@@ -1,0 +1,130 @@
+// The package as the registry would publish it: `npm pack` of pkg/, installed into a fresh project.
+// The tarball carries its README, both licenses and its repository; publint and attw find nothing;
+// and both `require("tenure")` and `import("tenure")` give a working Lease in Node, the CommonJS
+// entry using nothing newer than Node 20.0 has.
+
+import { describe, it, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { REPO, freshProject, packTarball } from "./support/packed-app.mjs";
+
+const run = promisify(execFile);
+const bin = (name) => join(REPO, "node_modules", ".bin", name);
+
+// A grant, the hot check, and a config error with its stable code: the core really ran.
+const SCENARIO = `
+  const lease = new tenure.Lease(10000, 1000);
+  const before = lease.isSafelyHeld();
+  lease.grant(7, tenure.Lease.stamp());
+  let code = null;
+  try { new tenure.Lease(100, 200); } catch (error) { code = tenure.isLeaseError(error) ? error.code : String(error); }
+  console.log(JSON.stringify({ before, held: lease.isSafelyHeld(), token: lease.token, code, exports: Object.keys(tenure).length }));
+`;
+const EXPECTED = { before: false, held: true, token: 7, code: "ERR_LEASE_CONFIG" };
+
+async function runNode(dir, file, args = []) {
+  const { stdout } = await run(process.execPath, [...args, file], { cwd: dir, timeout: 60_000 });
+  return JSON.parse(stdout.trim().split("\n").pop());
+}
+
+describe("the packed tarball", () => {
+  let tgz;
+  let project;
+  let listed;
+
+  before(async () => {
+    tgz = await packTarball();
+    const { stdout } = await run("tar", ["-tzf", tgz]);
+    listed = stdout.split("\n").filter(Boolean);
+    project = await freshProject({
+      name: "tarball",
+      type: "commonjs",
+      files: {
+        "required.cjs": `const tenure = require("tenure");\n${SCENARIO}`,
+        "imported.mjs": `const tenure = await import("tenure");\n${SCENARIO}`,
+      },
+    });
+  });
+
+  after(() => project?.remove());
+
+  it("carries the README, both licenses, the entries' files and a repository", () => {
+    for (const file of [
+      "README.md",
+      "LICENSE-MIT",
+      "LICENSE-APACHE",
+      "package.json",
+      "index.js",
+      "workerd.js",
+      "index.d.ts",
+      "glue/tenure.cjs",
+      "glue/tenure.d.cts",
+      "glue/tenure_bg.wasm",
+    ]) {
+      assert.ok(listed.includes(`package/${file}`), `${file} in the tarball: ${listed}`);
+    }
+    const manifest = JSON.parse(readFileSync(join(project.tenureDir, "package.json"), "utf8"));
+    assert.deepEqual(manifest.repository, {
+      type: "git",
+      url: "git+https://github.com/tenure-dev/tenure.git",
+      directory: "pkg",
+    });
+    assert.equal(manifest.license, "MIT OR Apache-2.0");
+    assert.ok(manifest.keywords.includes("lease"));
+    assert.ok(manifest.homepage.startsWith("https://"));
+    assert.match(readFileSync(join(project.tenureDir, "LICENSE-MIT"), "utf8"), /the tenure authors/);
+    assert.match(readFileSync(join(project.tenureDir, "LICENSE-APACHE"), "utf8"), /Apache License\s+Version 2\.0/);
+    assert.match(readFileSync(join(project.tenureDir, "README.md"), "utf8"), /npm install tenure/);
+    // What the package's own sources and build do not need at run time stays out.
+    assert.deepEqual(listed.filter((path) => /tab-worker\.js$|node\.js$|\.map$/.test(path)), []);
+  });
+
+  it("publint finds nothing", async () => {
+    const { stdout } = await run(bin("publint"), ["--strict", project.tenureDir], { timeout: 120_000 });
+    assert.match(stdout, /All good!/, stdout);
+  });
+
+  it("attw finds nothing for node10, node16 from CJS and ESM, and bundlers", async () => {
+    const { stdout } = await run(bin("attw"), [tgz, "--format", "json"], { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+    const report = JSON.parse(stdout);
+    const problems = report.analysis.problems ?? [];
+    assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
+    const entrypoints = Object.keys(report.analysis.entrypoints);
+    assert.ok(entrypoints.includes("."), `analysed ${entrypoints}`);
+    for (const [name, entry] of Object.entries(report.analysis.entrypoints)) {
+      for (const mode of ["node10", "node16-cjs", "node16-esm", "bundler"]) {
+        assert.ok(entry.resolutions[mode]?.resolution?.fileName, `${name} resolves under ${mode}`);
+      }
+    }
+  });
+
+  it("require('tenure') gives a working Lease from the CommonJS entry", async () => {
+    const result = await runNode(project.dir, "required.cjs");
+    const { exports, ...rest } = result;
+    assert.deepEqual(rest, EXPECTED);
+    assert.ok(exports > 10);
+    // The CommonJS entry is self-contained: it requires nothing, so it cannot reach an ES module.
+    const cjs = readFileSync(join(project.tenureDir, "glue", "tenure.cjs"), "utf8");
+    assert.doesNotMatch(cjs, /\brequire\(/);
+    assert.doesNotMatch(cjs, /\bimport\.meta\b|^\s*import\s|\bawait import\(/m);
+  });
+
+  it("require('tenure') works where Node cannot require ES modules, as before Node 20.19", async () => {
+    // Node 20.19 made `require` of ES modules work; turning that off gives the older behaviour, so
+    // this run fails with ERR_REQUIRE_ESM if anything on the `require` path were an ES module.
+    const result = await runNode(project.dir, "required.cjs", ["--no-experimental-require-module"]);
+    const { exports, ...rest } = result;
+    assert.deepEqual(rest, EXPECTED);
+  });
+
+  it("import('tenure') gives a working Lease from the ES module entry, with the same exports", async () => {
+    const imported = await runNode(project.dir, "imported.mjs");
+    const required = await runNode(project.dir, "required.cjs");
+    const { exports, ...rest } = imported;
+    assert.deepEqual(rest, EXPECTED);
+    assert.equal(exports, required.exports);
+  });
+});
