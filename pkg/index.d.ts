@@ -190,7 +190,10 @@ export class LeaseHolder implements AsyncDisposable {
   acquire(options?: { wait?: boolean; signal?: AbortSignal }): Promise<AcquireResult>;
   /** Ends the hold locally and calls `onLeaseLost(reason)`. */
   surrender(reason?: string): void;
-  /** Ends the hold and tells the grantor. */
+  /**
+   * Ends the hold and tells the grantor; during an acquire, cancels it. A grant request of a
+   * cancelled acquire still in flight is released when its reply arrives, after this resolves.
+   */
   release(): Promise<void>;
   /**
    * What this holder has observed: counts since it was created, percentiles over its last 256

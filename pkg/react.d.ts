@@ -61,7 +61,7 @@ export function useTabLease(name: string, options?: UseTabLeaseOptions): TabLeas
 
 /**
  * Config of {@link useLease}: a {@link LeaseHolderConfig} whose `holderId` may be left out (one is
- * made per component). Compared by value on every render.
+ * made for each holder the hook starts). Compared by value on every render.
  */
 export type UseLeaseConfig = Omit<LeaseHolderConfig, "holderId"> & { holderId?: string };
 

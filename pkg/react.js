@@ -165,13 +165,11 @@ export function useTabLease(name, options = {}) {
  * Campaigns for the lease (`acquire({wait: true})`) while the component is mounted, campaigns
  * again after a loss, and renders the state: `{isHeld, token, signal, lostReason, error,
  * leaseHolder}`. Unmounting releases, so the next holder is granted at once. `config` is a
- * `LeaseHolder` config; without `holderId`, one is made for this component. A new `grantor`
+ * `LeaseHolder` config; without `holderId`, one is made for each holder the hook starts. A new `grantor`
  * (by identity) or a config different by value starts a new holder.
  */
 export function useLease(grantor, config) {
-  const [ownHolderId] = useState(() => `react-${randomHex(12)}`);
-  const holderConfig = { ...config, holderId: config?.holderId ?? ownHolderId };
-  const key = canonical([grantor, holderConfig]);
+  const key = canonical([grantor, config]);
   const [idleSignal] = useState(notHeldSignal);
   const [view, setView] = useState(null);
 
@@ -210,7 +208,9 @@ export function useLease(grantor, config) {
     queueMicrotask(() => {
       if (!mounted) return;
       try {
-        holder = new LeaseHolder(grantor, holderConfig);
+        // A holder id per instance unless the config names one: a restarted instance must not
+        // share its predecessor's id while that one's release or cancelled grant is in flight.
+        holder = new LeaseHolder(grantor, { ...config, holderId: config?.holderId ?? `react-${randomHex(12)}` });
       } catch (error) {
         show({ isHeld: false, error });
         return;

@@ -7,6 +7,9 @@ import { coreModule, provideCore } from "./core.js";
 import { serveEngine } from "./tab-engine.js";
 
 globalThis.onmessage = (event) => {
+  if (event.data?.type !== "core") return;
+  // Only the first message carries the core; the engine takes the messages after it.
+  globalThis.onmessage = null;
   const { module } = event.data;
   provideCore(() => module);
   try {

@@ -68,8 +68,9 @@ await build({
 // The declarations use `export` only (no imports), so the same text describes the CommonJS module.
 copyFileSync(join(pkg, "index.d.ts"), join(glue, "tenure.d.cts"));
 
-// tenure/react for `require`: react.js on its own, with the package's entry as the CommonJS one
-// beside it, so one program never loads two copies of the core.
+// tenure/react for `require`: react.js on its own, requiring the CommonJS entry beside it, so a
+// program that requires both gets one core. (One that mixes `import` and `require` loads two, as
+// with any package shipping both formats.)
 await build({
   entryPoints: [join(pkg, "react.js")],
   outfile: join(glue, "react.cjs"),

@@ -513,22 +513,47 @@ fn a_cancelled_grant_that_was_denied_or_timed_out_needs_nothing() {
 }
 
 #[test]
-fn acquiring_again_takes_over_a_cancelled_grant_instead_of_releasing_it() {
+fn acquiring_again_waits_for_the_cancelled_grant_instead_of_racing_it() {
     let mut s = Script::new();
     let first = s.acquire(false);
     s.holder.cancel_acquire(s.now());
     s.drain();
-    let second = s.acquire(false);
-    assert!(s.abandoned.contains(&first));
-    // A grantor that returns the same token to the same holder: releasing the first reply's
-    // token would end the hold the second acquire just got.
+    s.holder.acquire(s.now(), false).unwrap();
+    s.drain();
+    // No second grant request: it could be denied while the first one's grant stands (the
+    // reference grantor denies a same-holder re-grant without the grant's secret), leaving the
+    // lease held by nobody; and the first one's token must not be released, since a grantor may
+    // answer both with the same token.
+    assert_eq!(s.sent.len(), 1, "the first request is awaited again");
+    assert!(!s.abandoned.contains(&first));
     s.grant(first, 4);
-    s.grant(second, 4);
     assert_eq!(s.holder.phase(), Phase::Held);
+    assert_eq!(s.holder.lease().token(), Some(token(4)));
     assert!(!s
         .sent
         .iter()
         .any(|request| matches!(request.kind, RequestKind::Release { .. })));
+}
+
+#[test]
+fn a_released_late_grant_still_counts_for_token_order() {
+    let mut s = Script::new();
+    let first = s.acquire(false);
+    s.holder.cancel_acquire(s.now());
+    s.drain();
+    s.grant(first, 8);
+    assert_eq!(s.last_sent().kind, RequestKind::Release { token: token(8) });
+    let second = s.acquire(false);
+    s.grant(second, 5);
+    assert_eq!(
+        s.holder.phase(),
+        Phase::Idle,
+        "a token below one already issued is refused"
+    );
+    assert!(matches!(
+        s.events.last(),
+        Some(Event::AcquireFailed(AcquireFailure::Failed(failure))) if failure.kind == FailureKind::TokenRegressed
+    ));
 }
 
 #[test]

@@ -3,7 +3,45 @@
 //! `--help` shows the common set-ups.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+/// Longer than any refusal or start takes: a binary that neither refuses nor says it listens is
+/// killed then, so a wrong first line fails the test instead of hanging it.
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// The child, killed when dropped (a failed assertion must not leave a grantor running), and at
+/// [`RUN_LIMIT`] by a watchdog.
+struct Running {
+    child: Child,
+    done: Option<mpsc::Sender<()>>,
+}
+
+impl Running {
+    fn new(child: Child) -> Running {
+        let (done, finished) = mpsc::channel::<()>();
+        let pid = child.id().to_string();
+        thread::spawn(move || {
+            if finished.recv_timeout(RUN_LIMIT) == Err(mpsc::RecvTimeoutError::Timeout) {
+                let _ = Command::new("kill").args(["-9", &pid]).status();
+            }
+        });
+        Running {
+            child,
+            done: Some(done),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        drop(self.done.take());
+    }
+}
 
 /// How a run of the binary ended: refused (with everything it printed on stdout and stderr) or
 /// started (with its `listening on` line, after which it was stopped).
@@ -13,7 +51,7 @@ enum Outcome {
 }
 
 fn run(args: &[&str]) -> Outcome {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tenure-grantor"))
+    let child = Command::new(env!("CARGO_BIN_EXE_tenure-grantor"))
         .args(args)
         // The default log level, as a person would run it: a refusal must not also be logged.
         .env_remove("RUST_LOG")
@@ -26,24 +64,24 @@ fn run(args: &[&str]) -> Outcome {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut running = Running::new(child);
+    let mut stdout = BufReader::new(running.child.stdout.take().unwrap());
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
     if first.starts_with("listening on ") {
-        child.kill().unwrap();
-        child.wait().unwrap();
         return Outcome::Started(first);
     }
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
     let mut stderr = String::new();
-    child
+    running
+        .child
         .stderr
         .take()
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    let status = child.wait().unwrap().code().unwrap_or(-1);
+    let status = running.child.wait().unwrap().code().unwrap_or(-1);
     Outcome::Refused {
         status,
         output: format!("{first}{rest}{stderr}"),

@@ -409,13 +409,15 @@ impl Holder {
             State::Acquiring { .. } => return Err(UsageError::AcquireInProgress),
             State::Idle => {}
         }
-        // The new grant request carries the same holder id, so whatever the cancelled one was
-        // granted is taken over by it; releasing that token later could end the new hold (etcd
-        // and Redis return the same token to the same holder).
-        if let Some(cancelled) = self.cancelled_grant.take() {
-            self.abandon(cancelled.id);
-        }
-        let attempt = self.send_grant(now);
+        // A cancelled grant request still in flight becomes this acquire's attempt again rather
+        // than being raced by a new one: a grantor may deny the new request while the first one's
+        // grant stands (the reference grantor does, without that grant's secret), and releasing
+        // the first one's token could end the new hold (etcd and Redis return the same token to
+        // the same holder). Its earlier send time only makes the lease start earlier.
+        let attempt = match self.cancelled_grant.take() {
+            Some(cancelled) => cancelled,
+            None => self.send_grant(now),
+        };
         self.state = State::Acquiring {
             campaign,
             step: AcquireStep::InFlight(attempt),
@@ -573,6 +575,9 @@ impl Holder {
         {
             self.cancelled_grant = None;
             if let Reply::Grant(GrantOutcome::Granted { token, .. }) = reply {
+                // The grantor issued it, so a later reply with a lower token is still a
+                // regression.
+                self.highest_token = Some(self.highest_token.map_or(token, |t| t.max(token)));
                 self.send(RequestKind::Release { token });
             }
             return;

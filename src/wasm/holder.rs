@@ -256,7 +256,8 @@ impl HolderCore {
     }
 
     /// Ends the hold and tells the grantor. Resolves when the grantor's `release` settles
-    /// (immediately if nothing was held or the grantor has no `release`).
+    /// (immediately if nothing was held or the grantor has no `release`). A cancelled acquire's
+    /// grant still in flight is released when its reply arrives, after this resolves.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn release(&self) -> Promise {
         self.shared.last_release.take();

@@ -21,7 +21,7 @@ const SCENARIO = `
   lease.grant(7, tenure.Lease.stamp());
   let code = null;
   try { new tenure.Lease(100, 200); } catch (error) { code = tenure.isLeaseError(error) ? error.code : String(error); }
-  console.log(JSON.stringify({ before, held: lease.isSafelyHeld(), token: lease.token, code, exports: Object.keys(tenure).length }));
+  console.log(JSON.stringify({ before, held: lease.isSafelyHeld(), token: lease.token, code, exports: Object.keys(tenure).sort() }));
 `;
 const EXPECTED = { before: false, held: true, token: 7, code: "ERR_LEASE_CONFIG" };
 
@@ -45,6 +45,8 @@ describe("the packed tarball", () => {
       files: {
         "required.cjs": `const tenure = require("tenure");\n${SCENARIO}`,
         "imported.mjs": `const tenure = await import("tenure");\n${SCENARIO}`,
+        // React itself resolves from the repository's node_modules, above the project.
+        "required-react.cjs": `const hooks = require("tenure/react");\nconsole.log(JSON.stringify(Object.fromEntries(Object.entries(hooks).map(([name, value]) => [name, typeof value]))));\n`,
       },
     });
   });
@@ -80,6 +82,10 @@ describe("the packed tarball", () => {
     assert.match(readFileSync(join(project.tenureDir, "README.md"), "utf8"), /npm install tenure/);
     // What the package's own sources and build do not need at run time stays out.
     assert.deepEqual(listed.filter((path) => /tab-worker\.js$|node\.js$|\.map$/.test(path)), []);
+    // And everything package.json names is there.
+    for (const file of manifest.files) {
+      assert.ok(listed.includes(`package/${file}`), `${file} (from "files") in the tarball`);
+    }
   });
 
   it("publint finds nothing", async () => {
@@ -105,7 +111,7 @@ describe("the packed tarball", () => {
     const result = await runNode(project.dir, "required.cjs");
     const { exports, ...rest } = result;
     assert.deepEqual(rest, EXPECTED);
-    assert.ok(exports > 10);
+    assert.ok(exports.length > 10, `exports ${exports}`);
     // The CommonJS entry is self-contained: it requires nothing, so it cannot reach an ES module.
     const cjs = readFileSync(join(project.tenureDir, "glue", "tenure.cjs"), "utf8");
     assert.doesNotMatch(cjs, /\brequire\(/);
@@ -125,6 +131,13 @@ describe("the packed tarball", () => {
     const required = await runNode(project.dir, "required.cjs");
     const { exports, ...rest } = imported;
     assert.deepEqual(rest, EXPECTED);
-    assert.equal(exports, required.exports);
+    assert.deepEqual(exports, required.exports);
+  });
+
+  it("require('tenure/react') gives the hooks from the CommonJS build, also before Node 20.19", async () => {
+    for (const args of [[], ["--no-experimental-require-module"]]) {
+      const hooks = await runNode(project.dir, "required-react.cjs", args);
+      assert.deepEqual(hooks, { useLease: "function", useTabLease: "function" }, `node ${args}`);
+    }
   });
 });
