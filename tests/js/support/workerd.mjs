@@ -14,7 +14,8 @@ const pkgDir = join(repo, "pkg");
 /** The package entry workerd gets, by the `workerd` condition of the `.` export. */
 export function workerdEntry() {
   const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-  return manifest.exports["."].workerd;
+  // The condition maps to its types and its module.
+  return manifest.exports["."].workerd.default;
 }
 
 function packageModules() {
