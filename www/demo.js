@@ -7,6 +7,7 @@
 
 import { HttpGrantor, LeaseHolder, WorkClaimer, isLeaseError } from "./pkg/index.js";
 import { Timeline, tokenColour } from "./timeline.js";
+import { $, numberParam } from "./page.js";
 
 const RESOURCE = "demo";
 const QUEUE = "demo-jobs";
@@ -17,18 +18,6 @@ const PRESENCE_EVERY_MS = 1_000;
 const PEER_GONE_MS = 5_000;
 const RTT_SAMPLES = 50;
 
-const $ = (id) => document.getElementById(id);
-
-/** A positive number from the query string, or the default; anything else stops the page. */
-function numberParam(params, name, fallback) {
-  const raw = params.get(name);
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!(Number.isFinite(value) && value > 0)) {
-    throw new RangeError(`?${name}= must be a positive number of milliseconds, got "${raw}"`);
-  }
-  return value;
-}
 
 function sleep(ms, signal) {
   return new Promise((resolve) => {

@@ -5,6 +5,7 @@
 
 import { FencedStore, TabLease, isLeaseError } from "./pkg/index.js";
 import { Timeline, tokenColour } from "./timeline.js";
+import { $, numberParam } from "./page.js";
 
 const NAME = "demo-tabs";
 const COUNTER_KEY = "counter";
@@ -15,18 +16,6 @@ const PEER_GONE_MS = 5_000;
 // How long a page that called window.close() may still run before it says the browser refused.
 const CLOSE_REFUSED_AFTER_MS = 500;
 
-const $ = (id) => document.getElementById(id);
-
-/** A positive number from the query string, or the default; anything else stops the page. */
-function numberParam(params, name, fallback) {
-  const raw = params.get(name);
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!(Number.isFinite(value) && value > 0)) {
-    throw new RangeError(`?${name}= must be a positive number of milliseconds, got "${raw}"`);
-  }
-  return value;
-}
 
 function clock(wallMs = Date.now()) {
   const d = new Date(wallMs);
