@@ -818,6 +818,59 @@ pub struct CompleteRequest<R> {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_secret: Option<String>,
+    /// The worker's next claim on the same queue, made in the same transaction once this
+    /// completion took effect: one round trip instead of two per item.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub claim_next: Option<NextClaim>,
+}
+
+/// A claim asked for alongside a completion or failure report (`claimNext`): the claim request
+/// the same worker would send next, on the same queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "camelCase", deny_unknown_fields)
+)]
+pub struct NextClaim {
+    /// The requested claim duration; clamped like a lease duration.
+    pub claim_ms: u64,
+    /// Identifies the claim attempt, as [`ClaimRequest::request_id`]: a retry of the whole
+    /// request gets the same next item while that claim lives.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub request_id: Option<String>,
+}
+
+impl NextClaim {
+    /// The claim request this stands for, by `worker` on `queue`.
+    pub fn request(&self, queue: &str, worker: &str) -> ClaimRequest {
+        ClaimRequest {
+            queue: queue.to_owned(),
+            worker: worker.to_owned(),
+            claim_ms: self.claim_ms,
+            request_id: self.request_id.clone(),
+        }
+    }
+}
+
+/// A completion or failure reply with the next claim it asked for (`claimNext`): `next` is
+/// exactly what `/v1/queues/claim` would have answered, and absent when none was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub struct WithNextClaim<R, P> {
+    /// The reply itself; its fields appear at the top level.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub reply: R,
+    /// The next claim's reply.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub next: Option<ClaimReplyWithSecret<P>>,
 }
 
 /// Reply to [`CompleteRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
@@ -857,6 +910,12 @@ pub struct FailRequest<E> {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_secret: Option<String>,
+    /// The worker's next claim, as [`CompleteRequest::claim_next`].
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub claim_next: Option<NextClaim>,
 }
 
 /// Reply to [`FailRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.

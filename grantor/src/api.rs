@@ -9,12 +9,12 @@ use axum::extract::{Query, State};
 use axum::Json;
 use serde_json::Value;
 use tenure::protocol::{
-    ClaimReplyWithSecret, ClaimRequest, CompleteReply, CompleteRequest, EnqueueReply,
+    ClaimReply, ClaimReplyWithSecret, ClaimRequest, CompleteReply, CompleteRequest, EnqueueReply,
     EnqueueRequest, ErrorCode, FailReply, FailRequest, FencedReadReply, FencedReadRequest,
     FencedWriteReply, FencedWriteRequest, GrantReplyWithSecret, GrantRequest, HeartbeatReply,
     HeartbeatRequest, ItemReply, ItemRequest, QueueStatsReply, QueueStatsRequest, ReleaseReply,
     ReleaseRequest, RenewReply, RenewRequest, RevokeReply, RevokeRequest, StatusReply,
-    StatusRequest,
+    StatusRequest, WithNextClaim,
 };
 
 use crate::auth::{Admin, Caller};
@@ -171,6 +171,11 @@ pub async fn claim(
 ) -> Result<Json<ClaimReplyWithSecret<Value>>, ApiError> {
     caller.check_queue(&req.queue)?;
     let reply = state.backend.claim(req).await?;
+    Ok(Json(with_secret(&state, reply)))
+}
+
+/// A claim reply as the worker receives it: with the claim's secret, counted in the metrics.
+fn with_secret(state: &AppState, reply: ClaimReply<Value>) -> ClaimReplyWithSecret<Value> {
     state.metrics.claim(reply.claimed);
     let claim_secret = match (&reply.item, reply.token) {
         (Some(item), Some(token)) if reply.claimed => {
@@ -178,10 +183,10 @@ pub async fn claim(
         }
         _ => None,
     };
-    Ok(Json(ClaimReplyWithSecret {
+    ClaimReplyWithSecret {
         reply,
         claim_secret,
-    }))
+    }
 }
 
 /// `POST /v1/queues/heartbeat`.
@@ -202,13 +207,17 @@ pub async fn heartbeat(
     Ok(Json(reply))
 }
 
-/// `POST /v1/queues/complete`.
+/// `POST /v1/queues/complete`, with the worker's next claim when `claimNext` asks for it.
 pub async fn complete(
     State(state): State<AppState>,
     caller: Caller,
     ApiJson(req): ApiJson<CompleteRequest<Value>>,
-) -> Result<Json<CompleteReply>, ApiError> {
+) -> Result<Json<WithNextClaim<CompleteReply, Value>>, ApiError> {
     caller.check_queue(&req.queue)?;
+    let next = req
+        .claim_next
+        .as_ref()
+        .map(|next| next.request(&req.queue, &req.worker));
     let claim = ClaimRef {
         queue: req.queue,
         item_id: req.item_id,
@@ -216,18 +225,25 @@ pub async fn complete(
         token: req.token,
         secret: req.claim_secret,
     };
-    let reply = state.backend.complete(claim, req.result).await?;
+    let (reply, next) = state.backend.complete(claim, req.result, next).await?;
     state.metrics.completion();
-    Ok(Json(reply))
+    Ok(Json(WithNextClaim {
+        reply,
+        next: next.map(|next| with_secret(&state, next)),
+    }))
 }
 
-/// `POST /v1/queues/fail`.
+/// `POST /v1/queues/fail`, with the worker's next claim when `claimNext` asks for it.
 pub async fn fail(
     State(state): State<AppState>,
     caller: Caller,
     ApiJson(req): ApiJson<FailRequest<Value>>,
-) -> Result<Json<FailReply>, ApiError> {
+) -> Result<Json<WithNextClaim<FailReply, Value>>, ApiError> {
     caller.check_queue(&req.queue)?;
+    let next = req
+        .claim_next
+        .as_ref()
+        .map(|next| next.request(&req.queue, &req.worker));
     let claim = ClaimRef {
         queue: req.queue,
         item_id: req.item_id,
@@ -235,9 +251,12 @@ pub async fn fail(
         token: req.token,
         secret: req.claim_secret,
     };
-    let reply = state.backend.fail(claim, req.error).await?;
+    let (reply, next) = state.backend.fail(claim, req.error, next).await?;
     state.metrics.failure();
-    Ok(Json(reply))
+    Ok(Json(WithNextClaim {
+        reply,
+        next: next.map(|next| with_secret(&state, next)),
+    }))
 }
 
 /// `POST /v1/queues/stats`.

@@ -198,53 +198,36 @@ impl Backend {
         }
     }
 
-    /// Completes an item under its live claim, presented with its secret.
+    /// Completes an item under its live claim, presented with its secret; then, if `next` asks
+    /// for it, claims the worker's next item: that claim is made only once the completion took
+    /// effect, and its reply comes back with the completion's.
     pub async fn complete(
         &self,
         claim: ClaimRef,
         result: Value,
-    ) -> Result<CompleteReply, StoreError> {
-        let ClaimRef {
-            queue,
-            item_id,
-            worker,
-            token,
-            secret,
-        } = claim;
+        next: Option<ClaimRequest>,
+    ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
         match self {
             Backend::Sqlite(store) => {
-                blocking(store, move |s| {
-                    s.complete(&queue, item_id, &worker, token, &result, secret.as_deref())
-                })
-                .await
+                blocking(store, move |s| s.complete(&claim, &result, next.as_ref())).await
             }
-            Backend::Postgres(pg) => {
-                pg.complete(&queue, item_id, &worker, token, &result, secret.as_deref())
-                    .await
-            }
+            Backend::Postgres(pg) => pg.complete(&claim, &result, next.as_ref()).await,
         }
     }
 
-    /// Ends a live claim after a failed attempt, presented with its secret.
-    pub async fn fail(&self, claim: ClaimRef, error: Value) -> Result<FailReply, StoreError> {
-        let ClaimRef {
-            queue,
-            item_id,
-            worker,
-            token,
-            secret,
-        } = claim;
+    /// Ends a live claim after a failed attempt, presented with its secret; then claims the
+    /// worker's next item if `next` asks for it, as [`Backend::complete`] does.
+    pub async fn fail(
+        &self,
+        claim: ClaimRef,
+        error: Value,
+        next: Option<ClaimRequest>,
+    ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
         match self {
             Backend::Sqlite(store) => {
-                blocking(store, move |s| {
-                    s.fail(&queue, item_id, &worker, token, &error, secret.as_deref())
-                })
-                .await
+                blocking(store, move |s| s.fail(&claim, &error, next.as_ref())).await
             }
-            Backend::Postgres(pg) => {
-                pg.fail(&queue, item_id, &worker, token, &error, secret.as_deref())
-                    .await
-            }
+            Backend::Postgres(pg) => pg.fail(&claim, &error, next.as_ref()).await,
         }
     }
 

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tenure::protocol::{
     is_valid_name, ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, FailRequest,
-    FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest,
+    FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest, NextClaim,
     QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, MAX_ATTEMPTS,
     MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_HOLDER_LEN, MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS,
     MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN, MAX_WORKER_LEN,
@@ -369,6 +369,18 @@ impl Validate for ClaimRequest {
     }
 }
 
+/// A `claimNext` is checked as the claim request it stands for.
+fn check_next_claim(next: Option<&NextClaim>) -> Result<(), ApiError> {
+    let Some(next) = next else {
+        return Ok(());
+    };
+    check_duration(next.claim_ms, "claimNext.claimMs")?;
+    match &next.request_id {
+        Some(id) => check_request_id(id),
+        None => Ok(()),
+    }
+}
+
 impl Validate for HeartbeatRequest {
     fn validate(&self) -> Result<(), ApiError> {
         check_queue(&self.queue)?;
@@ -382,7 +394,8 @@ impl<R> Validate for CompleteRequest<R> {
     fn validate(&self) -> Result<(), ApiError> {
         check_queue(&self.queue)?;
         check_item_id(self.item_id)?;
-        check_worker(&self.worker)
+        check_worker(&self.worker)?;
+        check_next_claim(self.claim_next.as_ref())
     }
 }
 
@@ -390,7 +403,8 @@ impl<E> Validate for FailRequest<E> {
     fn validate(&self) -> Result<(), ApiError> {
         check_queue(&self.queue)?;
         check_item_id(self.item_id)?;
-        check_worker(&self.worker)
+        check_worker(&self.worker)?;
+        check_next_claim(self.claim_next.as_ref())
     }
 }
 

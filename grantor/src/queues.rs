@@ -21,6 +21,7 @@ use tenure::protocol::{
     HeartbeatReply, ItemReply, ItemState, NewItem, QueueStatsReply, Token,
 };
 
+use crate::backend::ClaimRef;
 use crate::store::{ceil_ms, from_i64, parse_json, to_i64, to_json, token, Store, StoreError};
 
 /// The default number of claims an item gets before it is dead-lettered.
@@ -380,14 +381,19 @@ impl Store {
     /// Repeating a successful completion answers the same again. Both need the claim's secret.
     pub fn complete(
         &mut self,
-        queue: &str,
-        item_id: u64,
-        worker: &str,
-        token: Token,
+        claim: &ClaimRef,
         result: &Value,
-        claim_secret: Option<&str>,
-    ) -> Result<CompleteReply, StoreError> {
-        let proven = self.proves_claim(item_id, token, claim_secret);
+        next: Option<&ClaimRequest>,
+    ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
+        let ClaimRef {
+            queue,
+            item_id,
+            worker,
+            token,
+            ..
+        } = claim;
+        let (item_id, token, worker) = (*item_id, *token, worker.as_str());
+        let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
         let now = self.queue_now();
         let tx = self
             .conn
@@ -410,12 +416,13 @@ impl Store {
                  WHERE id = ?1",
                 params![to_i64(item_id), to_json(result)?],
             )?;
-            tx.commit()?;
         }
-        Ok(CompleteReply {
+        tx.commit()?;
+        let reply = CompleteReply {
             completed: true,
             token,
-        })
+        };
+        Ok((reply, next.map(|req| self.claim(req)).transpose()?))
     }
 
     /// Ends the live claim `token` after a failed attempt: the item is pending again, or dead
@@ -423,14 +430,19 @@ impl Store {
     /// need the claim's secret.
     pub fn fail(
         &mut self,
-        queue: &str,
-        item_id: u64,
-        worker: &str,
-        token: Token,
+        claim: &ClaimRef,
         error: &Value,
-        claim_secret: Option<&str>,
-    ) -> Result<FailReply, StoreError> {
-        let proven = self.proves_claim(item_id, token, claim_secret);
+        next: Option<&ClaimRequest>,
+    ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
+        let ClaimRef {
+            queue,
+            item_id,
+            worker,
+            token,
+            ..
+        } = claim;
+        let (item_id, token, worker) = (*item_id, *token, worker.as_str());
+        let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
         let now = self.queue_now();
         let tx = self
             .conn
@@ -460,14 +472,15 @@ impl Store {
                  WHERE id = ?1",
                 params![to_i64(item_id), row.state, to_json(error)?],
             )?;
-            tx.commit()?;
             tracing::debug!(queue, item = item_id, worker, state = %row.state, "failed");
         }
-        Ok(FailReply {
+        tx.commit()?;
+        let reply = FailReply {
             state: row.state_at(now)?,
             attempts: row.attempts,
             max_attempts: row.max_attempts,
-        })
+        };
+        Ok((reply, next.map(|req| self.claim(req)).transpose()?))
     }
 
     /// How many items of `queue` are in each state now.

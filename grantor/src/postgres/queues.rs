@@ -17,6 +17,7 @@ use tokio_postgres::Row;
 use super::{database_now, execute, query_opt, PgStore};
 use deadpool_postgres::Transaction;
 
+use crate::backend::ClaimRef;
 use crate::queues::StoredItem;
 use crate::store::{ceil_ms, from_i64, to_i64, to_json, StoreError};
 
@@ -269,23 +270,30 @@ impl PgStore {
     /// Repeating a successful completion answers the same again. Both need the claim's secret.
     pub async fn complete(
         &self,
-        queue: &str,
-        item_id: u64,
-        worker: &str,
-        token: Token,
+        claim: &ClaimRef,
         result: &Value,
-        claim_secret: Option<&str>,
-    ) -> Result<CompleteReply, StoreError> {
-        let claim = Claim::new(
-            queue,
-            item_id,
-            worker,
-            token,
-            self.proves(item_id, token, claim_secret),
-        );
+        next: Option<&ClaimRequest>,
+    ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
+        let proven = self.proves(claim.item_id, claim.token, claim.secret.as_deref());
+        let claim = Claim::new(&claim.queue, claim.item_id, &claim.worker, claim.token, proven);
         let result = to_json(result)?;
-        self.transact(|tx| Box::pin(complete_in(tx, claim.clone(), result.clone())))
-            .await
+        let next = next.map(|req| {
+            let claim_ms = self.limits.clamp(req.claim_ms);
+            (req.clone(), claim_ms)
+        });
+        self.transact(|tx| {
+            let (claim, result, next) = (claim.clone(), result.clone(), next.clone());
+            Box::pin(async move {
+                let reply = complete_in(tx, claim, result).await?;
+                // In the same transaction: the next claim stands only if the complete does.
+                let next = match next {
+                    Some((req, claim_ms)) => Some(claim_in(tx, req, claim_ms).await?),
+                    None => None,
+                };
+                Ok((reply, next))
+            })
+        })
+        .await
     }
 
     /// Ends the live claim `token` after a failed attempt: the item is pending again, or dead
@@ -293,23 +301,30 @@ impl PgStore {
     /// need the claim's secret.
     pub async fn fail(
         &self,
-        queue: &str,
-        item_id: u64,
-        worker: &str,
-        token: Token,
+        claim: &ClaimRef,
         error: &Value,
-        claim_secret: Option<&str>,
-    ) -> Result<FailReply, StoreError> {
-        let claim = Claim::new(
-            queue,
-            item_id,
-            worker,
-            token,
-            self.proves(item_id, token, claim_secret),
-        );
+        next: Option<&ClaimRequest>,
+    ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
+        let proven = self.proves(claim.item_id, claim.token, claim.secret.as_deref());
+        let claim = Claim::new(&claim.queue, claim.item_id, &claim.worker, claim.token, proven);
         let error = to_json(error)?;
-        self.transact(|tx| Box::pin(fail_in(tx, claim.clone(), error.clone())))
-            .await
+        let next = next.map(|req| {
+            let claim_ms = self.limits.clamp(req.claim_ms);
+            (req.clone(), claim_ms)
+        });
+        self.transact(|tx| {
+            let (claim, error, next) = (claim.clone(), error.clone(), next.clone());
+            Box::pin(async move {
+                let reply = fail_in(tx, claim, error).await?;
+                // In the same transaction: the next claim stands only if the fail does.
+                let next = match next {
+                    Some((req, claim_ms)) => Some(claim_in(tx, req, claim_ms).await?),
+                    None => None,
+                };
+                Ok((reply, next))
+            })
+        })
+        .await
     }
 
     /// How many items of `queue` are in each state now, by the database clock.
