@@ -2,8 +2,6 @@
 //! process, expiry on its monotonic clock) or PostgreSQL ([`PgStore`], any number of grantor
 //! processes, expiry on the database server's clock).
 
-use std::sync::{Arc, Mutex};
-
 use serde_json::Value;
 use tenure::protocol::{
     ClaimReply, ClaimRequest, CompleteReply, EnqueueReply, FailReply, FencedReadReply,
@@ -13,7 +11,8 @@ use tenure::protocol::{
 
 use crate::postgres::PgStore;
 use crate::secrets::Secrets;
-use crate::store::{Store, StoreError};
+use crate::store::StoreError;
+use crate::writer::{Urgency, Writer};
 
 /// The claim a heartbeat, completion or failure report acts under, as the request presented it.
 pub struct ClaimRef {
@@ -32,42 +31,26 @@ pub struct ClaimRef {
 /// Where the grantor's state lives.
 #[derive(Clone)]
 pub enum Backend {
-    /// SQLite: one connection behind a lock, driven on blocking threads.
-    Sqlite(Arc<Mutex<Store>>),
+    /// SQLite: one connection, owned by the writer thread that runs requests in groups.
+    Sqlite(Writer),
     /// PostgreSQL: a connection pool shared by the handlers.
     Postgres(PgStore),
-}
-
-/// Runs `op` on the SQLite store off the async runtime: SQLite calls block, and with
-/// `synchronous=FULL` every commit waits for the disk.
-async fn blocking<T, F>(store: &Arc<Mutex<Store>>, op: F) -> Result<T, StoreError>
-where
-    T: Send + 'static,
-    F: FnOnce(&mut Store) -> Result<T, StoreError> + Send + 'static,
-{
-    let store = store.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut store = store.lock().map_err(|_| StoreError::Poisoned)?;
-        op(&mut store)
-    })
-    .await
-    .map_err(|e| StoreError::TaskFailed(e.to_string()))?
 }
 
 impl Backend {
     /// What lease and claim secrets are derived with: the same key for every process sharing the
     /// database, and across restarts.
-    pub fn secrets(&self) -> Result<Secrets, StoreError> {
+    pub fn secrets(&self) -> Secrets {
         match self {
-            Backend::Sqlite(store) => Ok(store.lock().map_err(|_| StoreError::Poisoned)?.secrets()),
-            Backend::Postgres(pg) => Ok(pg.secrets()),
+            Backend::Sqlite(writer) => writer.secrets(),
+            Backend::Postgres(pg) => pg.secrets(),
         }
     }
 
     /// The design's grant, idempotent by `requestId`.
     pub async fn grant(&self, req: GrantRequest) -> Result<GrantReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.grant(&req)).await,
+            Backend::Sqlite(writer) => writer.run(Urgency::Other, move |s| s.grant(&req)).await,
             Backend::Postgres(pg) => pg.grant(&req).await,
         }
     }
@@ -75,7 +58,7 @@ impl Backend {
     /// Renews a live grant to the full duration from now, idempotent by `requestId`.
     pub async fn renew(&self, req: RenewRequest) -> Result<RenewReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.renew(&req)).await,
+            Backend::Sqlite(writer) => writer.run(Urgency::Renewal, move |s| s.renew(&req)).await,
             Backend::Postgres(pg) => pg.renew(&req).await,
         }
     }
@@ -88,7 +71,11 @@ impl Backend {
         reqs: Vec<RenewRequest>,
     ) -> Result<Vec<Result<RenewReply, StoreError>>, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.renew_batch(&reqs)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Renewal, move |s| s.renew_batch(&reqs))
+                    .await
+            }
             Backend::Postgres(pg) => pg.renew_batch(&reqs).await,
         }
     }
@@ -96,7 +83,7 @@ impl Backend {
     /// Ends the grant identified by holder and token, if it is live.
     pub async fn release(&self, req: ReleaseRequest) -> Result<ReleaseReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.release(&req)).await,
+            Backend::Sqlite(writer) => writer.run(Urgency::Other, move |s| s.release(&req)).await,
             Backend::Postgres(pg) => pg.release(&req).await,
         }
     }
@@ -104,7 +91,11 @@ impl Backend {
     /// Ends the live grant of `resource`, whoever holds it.
     pub async fn revoke(&self, resource: String) -> Result<bool, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.revoke(&resource)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.revoke(&resource))
+                    .await
+            }
             Backend::Postgres(pg) => pg.revoke(&resource).await,
         }
     }
@@ -112,7 +103,11 @@ impl Backend {
     /// Who holds `resource` now.
     pub async fn status(&self, resource: String) -> Result<StatusReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.status(&resource)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.status(&resource))
+                    .await
+            }
             Backend::Postgres(pg) => pg.status(&resource).await,
         }
     }
@@ -127,11 +122,12 @@ impl Backend {
         lease_secret: Option<String>,
     ) -> Result<FencedWriteReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => {
-                blocking(store, move |s| {
-                    s.fenced_write(&resource, &payload, token, lease_secret.as_deref())
-                })
-                .await
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| {
+                        s.fenced_write(&resource, &payload, token, lease_secret.as_deref())
+                    })
+                    .await
             }
             Backend::Postgres(pg) => {
                 pg.fenced_write(&resource, &payload, token, lease_secret.as_deref())
@@ -146,7 +142,11 @@ impl Backend {
         resource: String,
     ) -> Result<FencedReadReply<String>, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.fenced_read(&resource)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.fenced_read(&resource))
+                    .await
+            }
             Backend::Postgres(pg) => pg.fenced_read(&resource).await,
         }
     }
@@ -158,7 +158,11 @@ impl Backend {
         items: Vec<NewItem<Value>>,
     ) -> Result<EnqueueReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.enqueue(&queue, &items)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.enqueue(&queue, &items))
+                    .await
+            }
             Backend::Postgres(pg) => pg.enqueue(&queue, &items).await,
         }
     }
@@ -166,7 +170,7 @@ impl Backend {
     /// The design's claim: the oldest claimable item of a queue.
     pub async fn claim(&self, req: ClaimRequest) -> Result<ClaimReply<Value>, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.claim(&req)).await,
+            Backend::Sqlite(writer) => writer.run(Urgency::Other, move |s| s.claim(&req)).await,
             Backend::Postgres(pg) => pg.claim(&req).await,
         }
     }
@@ -185,11 +189,12 @@ impl Backend {
             secret,
         } = claim;
         match self {
-            Backend::Sqlite(store) => {
-                blocking(store, move |s| {
-                    s.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
-                })
-                .await
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| {
+                        s.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
+                    })
+                    .await
             }
             Backend::Postgres(pg) => {
                 pg.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
@@ -208,8 +213,12 @@ impl Backend {
         next: Option<ClaimRequest>,
     ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
         match self {
-            Backend::Sqlite(store) => {
-                blocking(store, move |s| s.complete(&claim, &result, next.as_ref())).await
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| {
+                        s.complete(&claim, &result, next.as_ref())
+                    })
+                    .await
             }
             Backend::Postgres(pg) => pg.complete(&claim, &result, next.as_ref()).await,
         }
@@ -224,8 +233,12 @@ impl Backend {
         next: Option<ClaimRequest>,
     ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
         match self {
-            Backend::Sqlite(store) => {
-                blocking(store, move |s| s.fail(&claim, &error, next.as_ref())).await
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| {
+                        s.fail(&claim, &error, next.as_ref())
+                    })
+                    .await
             }
             Backend::Postgres(pg) => pg.fail(&claim, &error, next.as_ref()).await,
         }
@@ -234,7 +247,11 @@ impl Backend {
     /// How many items of a queue are in each state now.
     pub async fn queue_stats(&self, queue: String) -> Result<QueueStatsReply, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.queue_stats(&queue)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.queue_stats(&queue))
+                    .await
+            }
             Backend::Postgres(pg) => pg.queue_stats(&queue).await,
         }
     }
@@ -242,7 +259,11 @@ impl Backend {
     /// One item's record.
     pub async fn item(&self, queue: String, item_id: u64) -> Result<ItemReply<Value>, StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, move |s| s.item(&queue, item_id)).await,
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.item(&queue, item_id))
+                    .await
+            }
             Backend::Postgres(pg) => pg.item(&queue, item_id).await,
         }
     }
@@ -250,7 +271,7 @@ impl Backend {
     /// Checks that the storage answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         match self {
-            Backend::Sqlite(store) => blocking(store, |s| s.ping()).await,
+            Backend::Sqlite(writer) => writer.run(Urgency::Other, |s| s.ping()).await,
             Backend::Postgres(pg) => pg.ping().await,
         }
     }
@@ -259,8 +280,10 @@ impl Backend {
     /// grants and claims were recorded.
     pub async fn sweep(&self) -> Result<(usize, usize), StoreError> {
         match self {
-            Backend::Sqlite(store) => {
-                blocking(store, |s| Ok((s.sweep()?, s.sweep_claims()?))).await
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, |s| Ok((s.sweep()?, s.sweep_claims()?)))
+                    .await
             }
             // Lease expiry is a comparison with the database clock; nothing needs recording.
             Backend::Postgres(pg) => Ok((0, pg.sweep_claims().await?)),

@@ -49,7 +49,7 @@ impl From<StoreError> for ApiError {
                 ErrorCode::BadClaimSecret,
                 "this acts on a live claim: send that claim's claimSecret, from its claim reply",
             ),
-            StoreError::Storage(e) => {
+            e @ (StoreError::Storage(_) | StoreError::GroupFailed(_)) => {
                 tracing::error!(error = %e, "storage failed");
                 ApiError::new(
                     ErrorCode::StorageUnavailable,
@@ -65,7 +65,7 @@ impl From<StoreError> for ApiError {
                     "storage failed; the request may be repeated",
                 )
             }
-            e @ (StoreError::Corrupt(_) | StoreError::Poisoned | StoreError::TaskFailed(_)) => {
+            e @ (StoreError::Corrupt(_) | StoreError::TaskFailed(_)) => {
                 tracing::error!(error = %e, "internal failure");
                 ApiError::new(ErrorCode::Internal, "internal failure")
             }

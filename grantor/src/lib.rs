@@ -19,11 +19,12 @@ mod renewal;
 mod replay;
 mod secrets;
 mod store;
+mod writer;
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
@@ -52,6 +53,7 @@ pub use crate::postgres::PgStore;
 pub use crate::queues::DEFAULT_MAX_ATTEMPTS;
 use crate::secrets::Secrets;
 pub use crate::store::{DurationLimits, Store, StoreError};
+use crate::writer::Writer;
 
 /// How often grants that ran out are recorded as expired on disk.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
@@ -313,7 +315,7 @@ impl AppState {
                     held = store.held_count(),
                     "database opened; grants held before the restart are held for their full duration"
                 );
-                Backend::Sqlite(Arc::new(Mutex::new(store)))
+                Backend::Sqlite(Writer::start(store)?)
             }
             Storage::Postgres(pg) => {
                 let store = PgStore::open(pg, config.durations, config.max_attempts).await?;
@@ -324,7 +326,7 @@ impl AppState {
                 Backend::Postgres(store)
             }
         };
-        let secrets = backend.secrets()?;
+        let secrets = backend.secrets();
         Ok(AppState {
             backend,
             rate_limits: Arc::new(RateLimits::new(&config.keys)),

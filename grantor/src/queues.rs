@@ -200,9 +200,7 @@ impl Store {
         items: &[NewItem<Value>],
     ) -> Result<EnqueueReply, StoreError> {
         let default_max = self.default_max_attempts;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = &self.conn;
         let mut replies = Vec::with_capacity(items.len());
         {
             let mut insert = tx.prepare_cached(
@@ -240,7 +238,6 @@ impl Store {
                 });
             }
         }
-        tx.commit()?;
         Ok(EnqueueReply { items: replies })
     }
 
@@ -249,9 +246,7 @@ impl Store {
     pub fn claim(&mut self, req: &ClaimRequest) -> Result<ClaimReply<Value>, StoreError> {
         let claim_ms = self.limits.clamp(req.claim_ms);
         let now = self.queue_now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = &self.conn;
         if let Some(request_id) = &req.request_id {
             // A retry of a claim whose reply was lost gets the same item while that claim lives.
             let replay = tx
@@ -282,9 +277,8 @@ impl Store {
             params![req.queue, now],
         )?;
         let claimed = tx
-            .query_row(
-                &format!(
-                    "UPDATE work_items
+            .prepare_cached(&format!(
+                "UPDATE work_items
                      SET state = 'claimed',
                          claimed_by = ?2,
                          claim_token = claim_token + 1,
@@ -310,12 +304,12 @@ impl Store {
                          )
                      )
                      RETURNING {ITEM_COLUMNS}"
-                ),
+            ))?
+            .query_row(
                 params![req.queue, req.worker, to_i64(claim_ms), now, req.request_id],
                 ItemRow::read,
             )
             .optional()?;
-        tx.commit()?;
         match claimed {
             None => Ok(ClaimReply {
                 claimed: false,
@@ -357,19 +351,16 @@ impl Store {
         let claim_ms = self.limits.clamp(claim_ms);
         let proven = self.proves_claim(item_id, token, claim_secret);
         let now = self.queue_now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = &self.conn;
         let row = item_row(&tx, queue, item_id)?;
         row.check_claim(worker, token, now)?;
         if !proven {
             return Err(StoreError::BadClaimSecret);
         }
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE work_items SET claim_ms = ?2, claim_expires_at = ?3 + ?2 * 1000 WHERE id = ?1",
-            params![to_i64(item_id), to_i64(claim_ms), now],
-        )?;
-        tx.commit()?;
+        )?
+        .execute(params![to_i64(item_id), to_i64(claim_ms), now])?;
         Ok(HeartbeatReply {
             extended: true,
             token,
@@ -395,9 +386,7 @@ impl Store {
         let (item_id, token, worker) = (*item_id, *token, worker.as_str());
         let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
         let now = self.queue_now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = &self.conn;
         let row = item_row(&tx, queue, item_id)?;
         let repeated = row.state == "done"
             && row.completed_token == Some(token.get())
@@ -417,7 +406,6 @@ impl Store {
                 params![to_i64(item_id), to_json(result)?],
             )?;
         }
-        tx.commit()?;
         let reply = CompleteReply {
             completed: true,
             token,
@@ -444,9 +432,7 @@ impl Store {
         let (item_id, token, worker) = (*item_id, *token, worker.as_str());
         let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
         let now = self.queue_now();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = &self.conn;
         let mut row = item_row(&tx, queue, item_id)?;
         let repeated = matches!(row.state.as_str(), "pending" | "dead")
             && row.failed_token == Some(token.get())
@@ -474,7 +460,6 @@ impl Store {
             )?;
             tracing::debug!(queue, item = item_id, worker, state = %row.state, "failed");
         }
-        tx.commit()?;
         let reply = FailReply {
             state: row.state_at(now)?,
             attempts: row.attempts,

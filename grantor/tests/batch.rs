@@ -276,10 +276,10 @@ async fn one_batch_may_name_a_lease_twice(backend: Backend) {
         &server,
         vec![
             renewal("twice", "a", token, 10_000, "1", &secret),
-            renewal("twice", "a", token, 12_000, "2", &secret),
             // A retry of element 0 within the same batch, then the same id for another request.
             renewal("twice", "a", token, 10_000, "1", &secret),
             renewal("twice", "a", token, 15_000, "1", &secret),
+            renewal("twice", "a", token, 12_000, "2", &secret),
             renewal("twice", "b", token, 10_000, "3", &secret),
         ],
     )
@@ -288,13 +288,13 @@ async fn one_batch_may_name_a_lease_twice(backend: Backend) {
         got[0],
         json!({"renewed": true, "token": token, "durationMs": 10_000})
     );
+    assert_eq!(got[1]["renewed"], true, "{got:?}");
+    assert!(got[1]["durationMs"].as_u64().unwrap() <= 10_000, "{got:?}");
+    assert_eq!(got[2]["error"]["code"], "request_id_reused", "{got:?}");
     assert_eq!(
-        got[1],
+        got[3],
         json!({"renewed": true, "token": token, "durationMs": 12_000})
     );
-    assert_eq!(got[2]["renewed"], true, "{got:?}");
-    assert!(got[2]["durationMs"].as_u64().unwrap() <= 10_000, "{got:?}");
-    assert_eq!(got[3]["error"]["code"], "request_id_reused", "{got:?}");
     assert_eq!(got[4], json!({"renewed": false, "reason": "not_holder"}));
     // The later renewal is the one in force: 12 s from the batch.
     let (_, status) = server.get("/v1/status?resource=twice").await;
@@ -438,7 +438,8 @@ async fn limits(backend: Backend) {
     server.stop().await;
 }
 
-/// The hook that makes storage fail: any idempotency record with the request id `boom`.
+/// The hook that makes storage fail: on SQLite, recording a lease duration of 1,234 ms (a
+/// renewal's only write); on PostgreSQL, any idempotency record with the request id `boom`.
 async fn fail_on_boom(backend: Backend, server: Server, db: &Path) -> Server {
     match backend {
         Backend::Sqlite => {
@@ -446,8 +447,8 @@ async fn fail_on_boom(backend: Backend, server: Server, db: &Path) -> Server {
             server.stop().await;
             let conn = rusqlite::Connection::open(db).unwrap();
             conn.execute_batch(
-                "CREATE TRIGGER fail_on_boom BEFORE INSERT ON outcomes
-                 WHEN NEW.request_id = 'boom'
+                "CREATE TRIGGER fail_on_boom BEFORE UPDATE OF duration_ms ON leases
+                 WHEN NEW.duration_ms = 1234
                  BEGIN SELECT RAISE(ABORT, 'storage failure for the test'); END;",
             )
             .unwrap();
@@ -488,12 +489,13 @@ async fn a_storage_failure_applies_nothing(backend: Backend) {
     })
     .await;
     let (token, secret) = granted(&server, "kept", "a", 30_000).await;
+    let (boomed, boomed_secret) = granted(&server, "boomed", "a", 30_000).await;
     let server = fail_on_boom(backend, server, &db).await;
     let (status, reply) = batch(
         &server,
         vec![
             renewal("kept", "a", token, 50_000, "first", &secret),
-            renew("other", "a", 1, 1_000, "boom"),
+            renewal("boomed", "a", boomed, 1_234, "boom", &boomed_secret),
         ],
     )
     .await;
