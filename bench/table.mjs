@@ -9,9 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureHotPath } from "./hot-path.mjs";
 import { measureSizes } from "./size.mjs";
-import { etcdServer, measureRenewals, renewsInBatches, tenureBatchServer, tenureServer } from "./renewals.mjs";
-import { batchRenewRows } from "./batch-renew.mjs";
 import { startEtcd } from "../tests/js/support/etcd.mjs";
+import { startPostgres } from "../tests/js/support/postgres.mjs";
+import { measureBullmq } from "./bullmq.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.argv.includes("--quick");
@@ -21,7 +21,12 @@ const release = (name) => join(repo, "target", "release", name);
 process.env.TENURE_GRANTOR_BIN ??= release("tenure-grantor");
 const GRANTOR_BIN = process.env.TENURE_GRANTOR_BIN;
 const { startGrantor } = await import("../tests/js/support/grantor-process.mjs");
+// Loaded after TENURE_GRANTOR_BIN is set: both start the grantor through the same helper.
+const { measureHolding } = await import("./batch-renew.mjs");
+const { measureSlowHttp, LOADGEN_BIN } = await import("./slow-http.mjs");
 const SIM_BIN = release("sim-long");
+/** The connection counts (and BullMQ Worker concurrencies) of the throughput rows. */
+const CONCURRENCY = [16, 64];
 
 const rows = [];
 /** One row: `value` and `baseline` are display strings; `ratio` a number or null. */
@@ -67,50 +72,156 @@ log("package size");
   row(`everything shipped (${sizes.everything.files} ES module files, core inline), gzip -9`, kb(sizes.everything.gz), baseline, sizes.everything.gz / base.gz);
 }
 
-// c, d. Renewals against the reference grantor (SQLite) and etcd, one load generator for both.
-log("renewals: reference grantor (SQLite) and etcd");
+// c, d. Grantor throughput against etcd and BullMQ, every figure from the native load generator
+// (`target/release/loadgen`: one closed loop per connection, one request in flight on each), so
+// a ratio compares servers, not clients; each server measured in this run.
+log("grantor and etcd throughput (loadgen)");
 {
-  const options = { connections: 16, seconds: quick ? 3 : 10 };
-  const best = { tenure: null, batch: null, etcd: null };
-  const keep = (kind, figures) => {
-    if (best[kind] === null || figures.renewalsPerSecond > best[kind].renewalsPerSecond) best[kind] = figures;
+  const seconds = quick ? 3 : 10;
+  const loadgen = async (mode, url, args = []) => {
+    const out = await run(LOADGEN_BIN, [mode, "--url", url, "--seconds", String(seconds), ...args]);
+    return JSON.parse(out.trim().split("\n").at(-1));
   };
-  let batches = false;
-  // Alternate the servers so that a noisy neighbour hits all alike; keep each one's best.
-  for (let round = 0; round < (quick ? 1 : 2); round += 1) {
-    const grantor = await startGrantor();
-    try {
-      if (round === 0) batches = await renewsInBatches(grantor.url);
-      keep("tenure", await measureRenewals(tenureServer(grantor.url), options));
-      if (batches) keep("batch", await measureRenewals(tenureBatchServer(grantor.url, 100), options));
-    } finally {
-      await grantor.stop();
-    }
+  const perSecond = (figures, unit) =>
+    `${Math.round(figures.opsPerSecond)} ${unit}/s (p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms)`;
+  const atLeast = (ratio) => `≥ 1.0x: ${verdict(ratio >= 1)}`;
+  const within = (ratio) => `within 20%: ${verdict(ratio >= 0.8 && ratio <= 1.25)}`;
+  const connections = (n) => ["--connections", String(n)];
+  const etcdVersion = execFileSync(process.env.TENURE_ETCD_BIN ?? "/usr/bin/etcd", ["--version"], { encoding: "utf8" })
+    .split("\n")[0]
+    .replace("etcd Version: ", "etcd ");
+
+  // The baselines first: etcd (keepalive and acquire) and BullMQ, at each concurrency.
+  const etcdRenew = {};
+  let etcdAcquire;
+  {
     const etcd = await startEtcd();
     try {
-      keep("etcd", await measureRenewals(etcdServer(etcd.url), options));
+      for (const n of CONCURRENCY) etcdRenew[n] = await loadgen("etcd-keepalive", etcd.url, connections(n));
+      etcdAcquire = await loadgen("etcd-acquire", etcd.url, connections(16));
     } finally {
       await etcd.cleanup();
     }
   }
-  const perSecond = (figures) => `${figures.renewalsPerSecond.toFixed(0)}/s (p50 ${figures.p50Ms.toFixed(1)} ms)`;
-  const etcdVersion = execFileSync(process.env.TENURE_ETCD_BIN ?? "/usr/bin/etcd", ["--version"], { encoding: "utf8" }).split("\n")[0];
-  const etcdBaseline = `${perSecond(best.etcd)}: ${etcdVersion.replace("etcd Version: ", "etcd ")} lease keepalive, JSON gateway`;
-  const ratio = best.tenure.renewalsPerSecond / best.etcd.renewalsPerSecond;
-  row(`grantor renewals, single, ${options.connections} connections`, perSecond(best.tenure), etcdBaseline, ratio, `≥ 1.0x: ${verdict(ratio >= 1)}`);
-  if (best.batch === null) {
-    row("grantor renewals, batched", "not measured: the grantor has no batch endpoint", "—", null);
-  } else {
-    const batchRatio = best.batch.renewalsPerSecond / best.etcd.renewalsPerSecond;
-    row(`grantor renewals, batches of 100, ${options.connections} connections`, perSecond(best.batch), etcdBaseline, batchRatio, `≥ 1.0x: ${verdict(batchRatio >= 1)}`);
+  const bullmq = {};
+  for (const n of CONCURRENCY) bullmq[n] = await measureBullmq({ concurrency: n, seconds, jobs: quick ? 30_000 : 150_000 });
+
+  const postgres = await startPostgres();
+  try {
+    // One store after the other: each starts on an empty SQLite file or PostgreSQL database.
+    const stores = [
+      { name: "SQLite", database: async () => undefined },
+      { name: "PostgreSQL", database: () => postgres.createDatabase() },
+    ];
+    const queued = quick ? 20_000 : 100_000;
+    for (const store of stores) {
+      const grantor = await startGrantor({ postgres: await store.database() });
+      try {
+        for (const n of CONCURRENCY) {
+          const renew = await loadgen("grantor-renew", grantor.url, connections(n));
+          const ratio = renew.opsPerSecond / etcdRenew[n].opsPerSecond;
+          row(`grantor renewals (${store.name}), one per request, ${n} connections`, perSecond(renew, "renewals"), `${perSecond(etcdRenew[n], "renewals")}: ${etcdVersion} lease keepalive, JSON gateway`, ratio, atLeast(ratio));
+        }
+        const acquire = await loadgen("grantor-acquire", grantor.url, connections(16));
+        const acquireRatio = acquire.opsPerSecond / etcdAcquire.opsPerSecond;
+        row(`grantor acquires (${store.name}), 16 connections`, perSecond(acquire, "grants"), `${perSecond(etcdAcquire, "acquires")}: ${etcdVersion} lease grant + put-if-absent`, acquireRatio, atLeast(acquireRatio));
+        if (store.name === "SQLite") {
+          const batch = await loadgen("grantor-batch", grantor.url, [...connections(16), "--batch", "1000"]);
+          const batchRatio = batch.opsPerSecond / etcdRenew[16].opsPerSecond;
+          row("grantor renewals (SQLite), batches of 1,000, 16 connections", perSecond(batch, "renewals"), `${perSecond(etcdRenew[16], "renewals")}: ${etcdVersion} lease keepalive`, batchRatio, atLeast(batchRatio));
+        }
+        // Claim + complete with claimNext: one round trip per item, against a queue filled for
+        // the run (enough that it never runs dry: 1,000 would last under a second, and loadgen
+        // refuses to count a dry queue), then against one of 1,000,000.
+        const small = {};
+        for (const n of CONCURRENCY) {
+          small[n] = await loadgen("grantor-claims", grantor.url, [...connections(n), "--next", "--items", String(queued)]);
+          const ratio = small[n].opsPerSecond / bullmq[n].jobsPerSecond;
+          row(`claim + complete (${store.name}), claimNext, ${n} connections`, perSecond(small[n], "items"), `${Math.round(bullmq[n].jobsPerSecond)} jobs/s: BullMQ ${bullmq[n].version}, one Worker of concurrency ${n}, Redis appendfsync always`, ratio, atLeast(ratio));
+        }
+        if (!quick) {
+          const queue = "bench-deep";
+          await run(LOADGEN_BIN, ["grantor-enqueue", "--url", grantor.url, "--queue", queue, "--items", "1000000"]);
+          const deep = await loadgen("grantor-claims", grantor.url, [...connections(16), "--next", "--queue", queue, "--no-enqueue"]);
+          const ratio = deep.opsPerSecond / small[16].opsPerSecond;
+          row(`claim + complete (${store.name}), claimNext, 1,000,000 queued, 16 connections`, perSecond(deep, "items"), `${perSecond(small[16], "items")}: the same with ${queued} queued`, ratio, within(ratio));
+        }
+      } finally {
+        await grantor.stop();
+      }
+    }
+
+    // Grants and renewals with 1,000 leases held against 1,000,000: the store filled by loadgen
+    // while the grantor is stopped, then the grantor restarted on it.
+    if (!quick) {
+      for (const store of stores) {
+        const figures = {};
+        for (const leases of [1_000, 1_000_000]) {
+          // Started once so that it makes its tables, then stopped while they are filled.
+          const pgUrl = await store.database();
+          let grantor = await startGrantor({ postgres: pgUrl });
+          await grantor.stop();
+          const preload = pgUrl === undefined ? ["preload-sqlite", "--db", grantor.db] : ["preload-postgres", "--pg-url", pgUrl];
+          await run(LOADGEN_BIN, [...preload, "--leases", String(leases)]);
+          grantor = await grantor.restart();
+          try {
+            figures[leases] = {
+              acquire: await loadgen("grantor-acquire", grantor.url, connections(16)),
+              renew: await loadgen("grantor-renew", grantor.url, connections(16)),
+            };
+          } finally {
+            await grantor.stop();
+          }
+        }
+        for (const [kind, unit] of [["acquire", "grants"], ["renew", "renewals"]]) {
+          const ratio = figures[1_000_000][kind].opsPerSecond / figures[1_000][kind].opsPerSecond;
+          row(`grantor ${kind === "acquire" ? "grants" : "renewals"} (${store.name}), 1,000,000 leases held, 16 connections`, perSecond(figures[1_000_000][kind], unit), `${perSecond(figures[1_000][kind], unit)}: 1,000 leases held`, ratio, within(ratio));
+        }
+      }
+    }
+  } finally {
+    await postgres.stop();
   }
 }
 
-// c. Batched renewals: many leases on one client, one request per renew interval, and batches of
-// 1,000 against etcd's keepalive.
-log("batched renewals: leases held through one HttpGrantor, and batch throughput");
-for (const r of await batchRenewRows({ leases: quick ? 1_000 : 10_000, seconds: quick ? 3 : 5 })) {
-  row(r.figure, r.value, r.baseline, r.ratio, r.target);
+// c. Many leases on one client through one HttpGrantor with `batchRenewals`: one request per
+// renew interval, and the client's memory per lease.
+log("batched renewals: leases held through one HttpGrantor");
+{
+  const leases = quick ? 1_000 : 10_000;
+  const grantor = await startGrantor();
+  let holding;
+  try {
+    holding = await measureHolding(grantor.url, { leases });
+  } finally {
+    await grantor.stop();
+  }
+  const kib = (value) => `${(value / 1024).toFixed(1)} KiB`;
+  row(
+    `${leases} leases on one grantor, \`batchRenewals\`: requests per renew interval`,
+    `${holding.requestsPerInterval.toFixed(3)} (one every ${Math.round(holding.meanGapMs)} ms, ${holding.renewalsPerRequest.toFixed(0)} renewals each; ${holding.lost} leases lost)`,
+    `${leases}: one request per lease`,
+    holding.requestsPerInterval / leases,
+    `≤ 1: ${verdict(holding.requestsPerInterval <= 1.01 && holding.lost === 0)}`,
+  );
+  row(`${leases} leases on one grantor: client memory per lease`, `${kib(holding.heapBytesPerLease)} heap, ${kib(holding.rssBytesPerLease)} RSS`, "—", null);
+}
+
+// d. Renewals while slowhttptest holds 2,000 connections open, in each of three modes.
+log("slow-HTTP attacks");
+{
+  const runs = await measureSlowHttp({ seconds: quick ? 5 : 20, connections: quick ? 500 : 2000 });
+  const [calm, ...attacked] = runs;
+  const latency = (r) => `renewal p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms; ${r.leasesLost} of ${r.holders} leases lost`;
+  for (const r of attacked) {
+    row(
+      `renewals under ${r.run}, ${r.attack.connections} attacking connections (${r.attack.connectedMax} seen open), ${r.holders} holders every 1 s`,
+      latency(r),
+      `${latency(calm)}: no attack`,
+      r.p99Ms / calm.p99Ms,
+      `0 lost, p99 ≤ 100 ms: ${verdict(r.leasesLost === 0 && r.p99Ms <= 100)}`,
+    );
+  }
 }
 
 // e. Simulation speed: all cores against one thread.

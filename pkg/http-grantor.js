@@ -425,6 +425,8 @@ export class HttpGrantor {
   #claimSecrets = new BoundedMap(REMEMBERED_SECRETS);
   /** The shared renew scheduler, or null when renewals go one by one. */
   #batcher = null;
+  /** Set once the grantor refuses `claimNext` (it predates it): settle, then claim apart. */
+  #claimNextRefused = false;
 
   constructor({ baseUrl, apiKey, headers = {}, timeoutMs = 10_000, credentials, fetch, batchRenewals } = {}) {
     this.#baseUrl = checkedBaseUrl(baseUrl);
@@ -579,10 +581,15 @@ export class HttpGrantor {
    */
   async claim({ queue, worker, claimMs, requestId, signal }) {
     const reply = await this.#post("/v1/queues/claim", { queue, worker, claimMs, requestId }, signal);
+    this.#rememberClaim(reply);
+    return reply;
+  }
+
+  /** Remembers the secret of the claim a claim reply (or a settlement's `next`) made. */
+  #rememberClaim(reply) {
     if (reply?.claimed === true && typeof reply.claimSecret === "string") {
       this.#claimSecrets.set(pairKey(reply.item?.id, reply.token), reply.claimSecret);
     }
-    return reply;
   }
 
   /** The secret to send with a call about the claim of `itemId` with `token`. */
@@ -600,20 +607,50 @@ export class HttpGrantor {
     );
   }
 
-  /** `POST /v1/queues/complete`: fenced by the claim token; a stale one rejects with `stale_claim`. */
-  async complete({ queue, itemId, worker, token, result, claimSecret, signal }) {
+  /**
+   * `POST /v1/queues/complete`: fenced by the claim token; a stale one rejects with `stale_claim`.
+   * With `claimNext` (`{claimMs, requestId?}`), see `#settleClaim`.
+   */
+  async complete({ queue, itemId, worker, token, result, claimSecret, claimNext, signal }) {
     const secret = this.#claimSecret(itemId, token, claimSecret);
-    return this.#post(
-      "/v1/queues/complete",
-      { queue, itemId, worker, token, result, claimSecret: secret },
-      signal,
-    );
+    const body = { queue, itemId, worker, token, result, claimSecret: secret };
+    return this.#settleClaim("/v1/queues/complete", body, claimNext, signal);
   }
 
-  /** `POST /v1/queues/fail`: fenced by the claim token; `{state, attempts, maxAttempts}`. */
-  async fail({ queue, itemId, worker, token, error, claimSecret, signal }) {
+  /**
+   * `POST /v1/queues/fail`: fenced by the claim token; `{state, attempts, maxAttempts}`. With
+   * `claimNext`, see `#settleClaim`.
+   */
+  async fail({ queue, itemId, worker, token, error, claimSecret, claimNext, signal }) {
     const secret = this.#claimSecret(itemId, token, claimSecret);
-    return this.#post("/v1/queues/fail", { queue, itemId, worker, token, error, claimSecret: secret }, signal);
+    const body = { queue, itemId, worker, token, error, claimSecret: secret };
+    return this.#settleClaim("/v1/queues/fail", body, claimNext, signal);
+  }
+
+  /**
+   * Completes or fails a claim (`body` for `path`). With `claimNext`, once that took effect the
+   * grantor claims the worker's next item on the queue in the same request, and the reply's
+   * `next` is what `claim` would have answered, its secret remembered like a claim's (and checked
+   * by `WorkClaimer` like a claim's). A grantor that predates claimNext refuses the field; from
+   * then on this object settles and then claims in two requests, with the same reply.
+   */
+  async #settleClaim(path, body, claimNext, signal) {
+    if (claimNext === undefined) return this.#post(path, body, signal);
+    if (!this.#claimNextRefused) {
+      try {
+        const reply = await this.#post(path, { ...body, claimNext }, signal);
+        this.#rememberClaim(reply?.next);
+        return reply;
+      } catch (error) {
+        // The refusal of an unknown request field: the grantor did nothing else.
+        if (error.status !== 400 || error.grantorCode !== "unknown_field") throw error;
+        this.#claimNextRefused = true;
+      }
+    }
+    const reply = await this.#post(path, body, signal);
+    const { claimMs, requestId } = claimNext;
+    const next = await this.claim({ queue: body.queue, worker: body.worker, claimMs, requestId, signal });
+    return { ...reply, next };
   }
 
   /** `POST /v1/queues/stats`: `{queue, pending, claimed, done, dead}`. */

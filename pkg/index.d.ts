@@ -477,10 +477,16 @@ export class HttpGrantor implements Grantor {
   claim(args: ClaimArgs): Promise<ClaimReply>;
   /** Extends a live claim; rejects with `grantorCode: "stale_claim"` when it is not live. */
   heartbeat(args: HeartbeatArgs): Promise<{ extended: true; token: number; claimMs: number }>;
-  /** Completes an item, fenced by its claim token (`grantorCode: "stale_claim"` when stale). */
-  complete(args: CompleteArgs): Promise<{ completed: true; token: number }>;
-  /** Gives an item back after a failed attempt, fenced by its claim token. */
-  fail(args: FailArgs): Promise<FailReply>;
+  /**
+   * Completes an item, fenced by its claim token (`grantorCode: "stale_claim"` when stale). With
+   * `claimNext`, the reply's `next` is the worker's next claim, made in the same request.
+   */
+  complete(args: CompleteArgs): Promise<{ completed: true; token: number; next?: ClaimReply }>;
+  /**
+   * Gives an item back after a failed attempt, fenced by its claim token. With `claimNext`, the
+   * reply's `next` is the worker's next claim, made in the same request.
+   */
+  fail(args: FailArgs): Promise<FailReply & { next?: ClaimReply }>;
   /** How many items of a queue are in each state. */
   queueStats(queue: string, options?: { signal?: AbortSignal }): Promise<QueueStats>;
   /** One item's record, including the claim token that completed it. */
@@ -817,14 +823,31 @@ export interface HeartbeatArgs extends ClaimIdentity {
   claimMs: number;
 }
 
+/**
+ * `claimNext` of {@link HttpGrantor.complete} and {@link HttpGrantor.fail}: once the completion or
+ * failure took effect, the grantor claims this worker's next item on the same queue, and the
+ * reply's `next` is exactly what {@link HttpGrantor.claim} would have answered (its
+ * `claimSecret` remembered like a claim's). A grantor that predates claimNext refuses the field
+ * (`400 unknown_field`); the HttpGrantor then settles and claims in two requests, that time and
+ * from then on, with the same reply. `next` is unchecked, as a claim reply is: {@link WorkClaimer}
+ * checks both the same way.
+ */
+export interface NextClaimArgs {
+  claimMs: number;
+  /** As {@link ClaimArgs.requestId}: a retry of the whole request gets the same next item. */
+  requestId?: string;
+}
+
 /** Arguments of {@link HttpGrantor.complete}. */
 export interface CompleteArgs extends ClaimIdentity {
   result?: unknown;
+  claimNext?: NextClaimArgs;
 }
 
 /** Arguments of {@link HttpGrantor.fail}. */
 export interface FailArgs extends ClaimIdentity {
   error?: unknown;
+  claimNext?: NextClaimArgs;
 }
 
 /** Where a work item is: `dead` is the dead-letter state after its last allowed attempt. */
@@ -945,12 +968,30 @@ export class Claim {
    * @throws {LeaseError} `ERR_CLAIM_LOST` (not sent), `ERR_CLAIM_STALE` (refused by the grantor),
    *   `ERR_GRANTOR`, `ERR_LEASE_USAGE` when already settled (as rejections)
    */
-  complete(result?: unknown): Promise<{ completed: true; token: number }>;
+  complete(result?: unknown, options?: { claimNext?: false }): Promise<{ completed: true; token: number }>;
+  /**
+   * With `claimNext: true`, the same request also claims this worker's next item once the
+   * completion took effect: one round trip instead of two. `next` is that claim, checked and held
+   * like one from {@link WorkClaimer.claim}, or null.
+   */
+  complete(result: unknown, options: { claimNext: true }): Promise<{ completed: true; token: number } & NextClaimResult>;
   /**
    * Gives the item back after a failed attempt; Errors are stored as `{name, message, code?}`.
+   * `claimNext` as for `complete`.
    * @throws {LeaseError} `ERR_CLAIM_STALE`, `ERR_GRANTOR`, `ERR_LEASE_USAGE` (as rejections)
    */
-  fail(error?: unknown): Promise<FailReply>;
+  fail(error?: unknown, options?: { claimNext?: false }): Promise<FailReply>;
+  fail(error: unknown, options: { claimNext: true }): Promise<FailReply & NextClaimResult>;
+}
+
+/** What a settlement with `claimNext` adds to its reply ({@link Claim.complete}, {@link Claim.fail}). */
+export interface NextClaimResult {
+  /**
+   * The next claim; null when nothing was claimable, or when the next claim failed (`nextError`
+   * says why: a malformed reply is never a claim). The settlement stands either way.
+   */
+  next: Claim | null;
+  nextError?: unknown;
 }
 
 /**
@@ -977,7 +1018,11 @@ export class WorkClaimer {
   readonly heartbeatIntervalMs: number;
   /** Claims the oldest claimable item, or resolves null when there is none. */
   claim(options?: { signal?: AbortSignal }): Promise<Claim | null>;
-  /** Runs a worker loop until `signal` aborts; resolves with counts once in-hand items settle. */
+  /**
+   * Runs a worker loop until `signal` aborts; resolves with counts once in-hand items settle.
+   * Each settlement asks for the slot's next claim in the same request (`claimNext`) unless the
+   * loop is stopping.
+   */
   process<P = unknown>(
     handler: (item: WorkItem<P>, context: ClaimContext) => unknown,
     options?: ProcessOptions,

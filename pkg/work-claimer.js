@@ -60,26 +60,38 @@ function delay(ms, signal) {
   });
 }
 
-/** The grantor a claim's LeaseHolder talks to: one claim of one item of one queue. */
+/**
+ * The grantor a claim's LeaseHolder talks to: one claim of one item of one queue. With a
+ * `settlement` (`{operation, request}`, a `complete` or `fail` of the worker's previous claim), its
+ * grant is that settlement sent with `claimNext`: the next item arrives in the settlement's reply,
+ * and the claim's clock starts when the settlement was sent.
+ */
 class ClaimAdapter {
   item = null;
   lastError;
   // Set once the claim has an outcome at the grantor, so giving it back is a no-op.
   ended = false;
+  /** The settlement's reply, once it took effect. */
+  settled;
 
-  constructor(grantor, queue) {
+  constructor(grantor, queue, settlement = null) {
     this.grantor = grantor;
     this.queue = queue;
+    this.settlement = settlement;
   }
 
   async grant({ holder, durationMs, requestId, signal }) {
     let reply;
     try {
-      reply = await this.grantor.claim({ queue: this.queue, worker: holder, claimMs: durationMs, requestId, signal });
+      reply =
+        this.settlement === null
+          ? await this.grantor.claim({ queue: this.queue, worker: holder, claimMs: durationMs, requestId, signal })
+          : await this.#settleAndClaim({ holder, durationMs, requestId, signal });
     } catch (error) {
       this.lastError = error;
       throw error;
     }
+    // A claim that came with a settlement is checked here and by the core like any other.
     if (reply?.claimed === false) return { granted: false };
     if (reply?.claimed !== true || typeof reply.item !== "object" || !isSafeId(reply.item?.id)) {
       // Not a claim the core may accept: report it as such (a malformed reply, never a grant).
@@ -87,6 +99,23 @@ class ClaimAdapter {
     }
     this.item = reply.item;
     return { granted: true, token: reply.token, durationMs: reply.claimMs };
+  }
+
+  /** Sends the settlement with `claimNext`; resolves the reply about the next claim. */
+  async #settleAndClaim({ holder, durationMs, requestId, signal }) {
+    const settlement = this.settlement;
+    // Every attempt of one settlement asks with its first attempt's id: when an earlier attempt
+    // took effect and only its reply was lost, the grantor answers with the item it claimed then,
+    // instead of claiming another that nobody would work on until its claim ran out.
+    settlement.requestId ??= requestId;
+    const claimNext = { claimMs: durationMs, requestId: settlement.requestId };
+    const reply = await this.grantor[settlement.operation]({ ...settlement.request, claimNext, signal });
+    this.settled = reply;
+    // A grantor object that does not know claimNext settled alone: claim the next item apart.
+    if (reply?.next === undefined) {
+      return this.grantor.claim({ queue: this.queue, worker: holder, ...claimNext, signal });
+    }
+    return reply.next;
   }
 
   async renew({ holder, token, durationMs, signal }) {
@@ -176,22 +205,27 @@ export class Claim {
    * Completes the item, fenced by the claim token. Refuses (`ERR_CLAIM_LOST`, nothing sent) unless
    * the claim is safely held right before each send; retries network failures while it is.
    * Rejects with `ERR_CLAIM_STALE` when the grantor refuses the token.
+   *
+   * With `claimNext: true` the same request also claims this worker's next item once the
+   * completion took effect (one round trip instead of two), and the reply's `next` is that
+   * `Claim`, or null: nothing was claimable, or the next claim failed (then `nextError` says
+   * why; the completion stands either way).
    */
-  complete(result = null) {
-    return this.#settle("complete", { result }, true);
+  complete(result = null, { claimNext = false } = {}) {
+    return this.#settle("complete", { result }, true, claimNext);
   }
 
   /**
    * Gives the item back after a failed attempt: it is pending again, or dead-lettered after its
    * last allowed attempt. Resolves `{state, attempts, maxAttempts}`. Sent even when the claim is
    * no longer safely held, since the grantor's token check decides; rejects with
-   * `ERR_CLAIM_STALE` when it refuses.
+   * `ERR_CLAIM_STALE` when it refuses. `claimNext` as for `complete`.
    */
-  fail(error) {
-    return this.#settle("fail", { error: describeError(error) }, false);
+  fail(error, { claimNext = false } = {}) {
+    return this.#settle("fail", { error: describeError(error) }, false, claimNext);
   }
 
-  async #settle(operation, body, needsHold) {
+  async #settle(operation, body, needsHold, claimNext) {
     if (this.#settled) throw new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`);
     this.#settled = true;
     const claimer = this.#claimer;
@@ -202,6 +236,9 @@ export class Claim {
       token: this.token,
       ...body,
     };
+    // The next claim's holder: each attempt of this settlement is an attempt of its grant.
+    const next = claimNext ? new ClaimAdapter(claimer.grantor, claimer.queue, { operation, request }) : null;
+    const nextHolder = next === null ? null : claimHolder(claimer, next);
     try {
       for (let attempt = 1; ; attempt++) {
         // Checked right before every send: the last I/O may have been long ago on this clock.
@@ -212,7 +249,8 @@ export class Claim {
           );
         }
         try {
-          return await claimer.grantor[operation](request);
+          if (next === null) return await claimer.grantor[operation](request);
+          return await settleAndClaimNext(claimer, next, nextHolder);
         } catch (error) {
           if (error?.grantorCode === "stale_claim") throw staleError(operation, error);
           const retryable = error?.code === "ERR_GRANTOR" && error.kind !== "bad_request" && error.kind !== "malformed_reply";
@@ -224,6 +262,50 @@ export class Claim {
       this.#adapter.ended = true;
       await this.#holder.release();
     }
+  }
+}
+
+/** The LeaseHolder of one claim: its lease is the claim, its grantor the claim's adapter. */
+function claimHolder(claimer, adapter) {
+  const config = {
+    resource: claimer.queue,
+    holderId: claimer.workerId,
+    leaseMs: claimer.claimMs,
+    marginMs: claimer.marginMs,
+  };
+  if (claimer.requestTimeoutMs !== undefined) config.requestTimeoutMs = claimer.requestTimeoutMs;
+  return new LeaseHolder(adapter, config);
+}
+
+/**
+ * One attempt to take the claim `adapter` asks for: resolves a `Claim`, or null when nothing was
+ * claimable; rejects with why the attempt failed.
+ */
+async function acquireClaim(claimer, adapter, holder, signal) {
+  adapter.lastError = undefined;
+  const outcome = await holder.acquire({ signal });
+  if (outcome.acquired) return new Claim(claimer, holder, adapter, outcome.token);
+  if (outcome.reason === "denied") return null;
+  if (adapter.lastError !== undefined) throw adapter.lastError;
+  const error = new LeaseError("ERR_GRANTOR", `claim failed: ${outcome.reason}`);
+  error.kind = outcome.reason === "too_late" ? "timed_out" : outcome.reason;
+  throw error;
+}
+
+/**
+ * One attempt of a settlement sent with `claimNext`: resolves its reply with `next` (a `Claim` or
+ * null) once the settlement took effect, or rejects with why it did not, to be retried as any
+ * settlement is.
+ */
+async function settleAndClaimNext(claimer, adapter, holder) {
+  try {
+    const next = await acquireClaim(claimer, adapter, holder);
+    return { ...adapter.settled, next };
+  } catch (error) {
+    if (adapter.settled === undefined) throw error;
+    // Settled, but the next claim is not one (malformed, too late, or claimed apart and failed):
+    // never a claim, and the settlement stands.
+    return { ...adapter.settled, next: null, nextError: error };
   }
 }
 
@@ -266,21 +348,7 @@ export class WorkClaimer {
    */
   async claim({ signal } = {}) {
     const adapter = new ClaimAdapter(this.grantor, this.queue);
-    const config = {
-      resource: this.queue,
-      holderId: this.workerId,
-      leaseMs: this.claimMs,
-      marginMs: this.marginMs,
-    };
-    if (this.requestTimeoutMs !== undefined) config.requestTimeoutMs = this.requestTimeoutMs;
-    const holder = new LeaseHolder(adapter, config);
-    const outcome = await holder.acquire({ signal });
-    if (outcome.acquired) return new Claim(this, holder, adapter, outcome.token);
-    if (outcome.reason === "denied") return null;
-    if (adapter.lastError !== undefined) throw adapter.lastError;
-    const error = new LeaseError("ERR_GRANTOR", `claim failed: ${outcome.reason}`);
-    error.kind = outcome.reason === "too_late" ? "timed_out" : outcome.reason;
-    throw error;
+    return acquireClaim(this, adapter, claimHolder(this, adapter), signal);
   }
 
   /**
@@ -288,8 +356,9 @@ export class WorkClaimer {
    * heartbeated every `claimMs / 3`, passed to `handler(item, {signal, token, claim})`, and then
    * completed with the handler's result or failed with its error. When nothing is claimable (or
    * the grantor cannot be reached) it backs off, from `idleDelayMs` doubling to
-   * `idleDelayMaxMs`, calling `onIdle()` first. On abort it claims nothing more and resolves,
-   * with counts, once the items in hand are settled.
+   * `idleDelayMaxMs`, calling `onIdle()` first. Each completion or failure also asks for the
+   * slot's next item (`claimNext`), so an item costs one round trip, not two. On abort it claims
+   * nothing more and resolves, with counts, once the items in hand are settled.
    */
   async process(
     handler,
@@ -312,15 +381,21 @@ export class WorkClaimer {
     };
     const slot = async () => {
       let idle = 0;
-      while (!signal?.aborted) {
-        let claim = null;
-        try {
-          // Not aborted by `signal`: a claim the grantor already made would be stranded until it
-          // ran out. An item that arrives after the abort is in hand, so it is processed.
-          claim = await this.claim();
-        } catch {
-          // Unreachable or refused: back off as when idle; the next claim asks again.
+      // What the previous item's settlement brought: the next claim, null when it asked and got
+      // none (nothing claimable, or the claim failed), undefined when it did not ask.
+      let next;
+      while (!signal?.aborted || next) {
+        let claim = next ?? null;
+        if (next === undefined) {
+          try {
+            // Not aborted by `signal`: a claim the grantor already made would be stranded until
+            // it ran out. An item that arrives after the abort is in hand, so it is processed.
+            claim = await this.claim();
+          } catch {
+            // Unreachable or refused: back off as when idle; the next claim asks again.
+          }
         }
+        next = undefined;
         if (claim === null) {
           await onIdle?.();
           if (signal?.aborted) break;
@@ -330,31 +405,42 @@ export class WorkClaimer {
         }
         idle = 0;
         counts.claimed++;
-        report(await this.#run(handler, claim));
+        // The next claim rides on this item's settlement unless the loop is stopping, when it
+        // would be a claim to give back unused.
+        const settled = await this.#run(handler, claim, () => !signal?.aborted);
+        report(settled.outcome);
+        next = settled.next;
       }
     };
     await Promise.all(Array.from({ length: concurrency }, slot));
     return counts;
   }
 
-  async #run(handler, claim) {
+  /**
+   * Handles and settles `claim`; resolves `{outcome, next}`: the next `Claim` or null when the
+   * settlement asked for one (`wantsNext()` right before it is sent), else undefined.
+   */
+  async #run(handler, claim, wantsNext) {
     const { item, token } = claim;
     let result;
     try {
       result = await handler(item, { signal: claim.signal, token, claim });
     } catch (error) {
+      const claimNext = wantsNext();
       try {
-        const failed = await claim.fail(error);
-        return { status: "failed", item, token, error, state: failed?.state };
+        const failed = await claim.fail(error, { claimNext });
+        const outcome = { status: "failed", item, token, error, state: failed?.state };
+        return { outcome, next: claimNext ? failed.next : undefined };
       } catch (failError) {
-        return { status: "lost", item, token, error: failError };
+        return { outcome: { status: "lost", item, token, error: failError } };
       }
     }
+    const claimNext = wantsNext();
     try {
-      await claim.complete(result ?? null);
-      return { status: "completed", item, token, result };
+      const completed = await claim.complete(result ?? null, { claimNext });
+      return { outcome: { status: "completed", item, token, result }, next: claimNext ? completed.next : undefined };
     } catch (error) {
-      return { status: "lost", item, token, error };
+      return { outcome: { status: "lost", item, token, error } };
     }
   }
 }

@@ -10,6 +10,7 @@ mod api;
 pub mod auth;
 mod backend;
 mod batch;
+mod connections;
 mod error;
 mod extract;
 mod metrics;
@@ -47,6 +48,10 @@ use tower_http::trace::TraceLayer;
 
 use crate::auth::{KeyRing, RateLimits};
 use crate::backend::Backend;
+pub use crate::connections::{
+    ConnectionLimits, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    DEFAULT_WRITE_STALL,
+};
 pub use crate::error::ApiError;
 pub use crate::extract::{parse_body, parse_request, Validate, MAX_BODY_BYTES};
 pub use crate::postgres::PgStore;
@@ -110,6 +115,8 @@ pub struct Config {
     /// How long a request's body may take to arrive once its headers did; then the request is
     /// refused with `408 request_timeout` and the connection closed.
     pub body_timeout: Duration,
+    /// How many connections stay open, and how long a reply may wait for its reader.
+    pub connections: ConnectionLimits,
 }
 
 impl Config {
@@ -125,6 +132,7 @@ impl Config {
             static_dir: None,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -300,6 +308,7 @@ pub struct AppState {
     metrics: Arc<metrics::Metrics>,
     header_timeout: Duration,
     body_timeout: Duration,
+    connections: ConnectionLimits,
 }
 
 impl AppState {
@@ -337,6 +346,7 @@ impl AppState {
             metrics: Arc::default(),
             header_timeout: config.header_timeout,
             body_timeout: config.body_timeout,
+            connections: config.connections,
         })
     }
 }
@@ -482,7 +492,9 @@ pub fn app(state: AppState) -> Router {
 /// requests finish; records expired grants and claims in the background.
 ///
 /// A connection that does not send a request's headers within the header timeout is closed, so
-/// a client trickling bytes (or idling) cannot hold a connection for long.
+/// a client trickling bytes (or idling) cannot hold a connection for long; connections beyond the
+/// caps of [`ConnectionLimits`] make room by closing ones that never completed a request, and a
+/// reply its peer does not read closes its connection (see `connections.rs`).
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
@@ -490,6 +502,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let sweeper = tokio::spawn(sweep(state.clone()));
     let header_timeout = state.header_timeout;
+    let registry = Arc::new(connections::Registry::new(state.connections));
     let router = app(state);
     let graceful = GracefulShutdown::new();
     let mut shutdown = pin!(shutdown);
@@ -507,25 +520,44 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let Some(admission) = registry.admit(peer.ip()) else {
+            // Every connection in the way completed requests: this one is refused, by closing.
+            tracing::debug!(%peer, "connection refused: connection limit reached");
+            continue;
+        };
         // Replies are small and latency matters more than packet count.
         let _ = stream.set_nodelay(true);
-        let service =
-            router
-                .clone()
-                .map_request(move |mut request: Request<hyper::body::Incoming>| {
-                    request.extensions_mut().insert(ConnectInfo(peer));
-                    request
-                });
+        let proven = admission.proven.clone();
+        let service = router
+            .clone()
+            .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            })
+            .map_response(move |response: Response| {
+                if response.status().is_success() {
+                    proven.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                response
+            });
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout);
+        let stream = connections::StallLimited::new(stream, registry.write_stall());
         let connection = graceful.watch(
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
         );
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            let mut admission = admission;
+            tokio::select! {
+                ended = connection => if let Err(e) = ended {
+                    tracing::debug!(%peer, error = %e, "connection ended with an error");
+                },
+                // Dropping the connection closes its socket.
+                _ = &mut admission.closed => {
+                    tracing::debug!(%peer, "connection closed to make room for another");
+                }
             }
         });
     }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tenure_grantor::auth::{self, ApiKey, KeyRing};
-use tenure_grantor::{check_cors_origin, AppState, Config, DurationLimits, Storage};
+use tenure_grantor::{
+    check_cors_origin, AppState, Config, ConnectionLimits, DurationLimits, Storage,
+};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -137,6 +139,21 @@ struct ServeArgs {
     #[arg(long, default_value_t = 20_000,
           value_parser = clap::value_parser!(u64).range(100..=600_000))]
     body_timeout_ms: u64,
+    /// Connections open at once. At the limit, a new connection closes the oldest one that has
+    /// not yet completed a request, or is refused if every one has (kept below the process's
+    /// file-descriptor limit).
+    #[arg(long, default_value_t = tenure_grantor::DEFAULT_MAX_CONNECTIONS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    max_connections: usize,
+    /// Connections open at once from one address, made room for in the same way.
+    #[arg(long, default_value_t = tenure_grantor::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    max_connections_per_address: usize,
+    /// How long a reply may wait for a peer that does not read it before the connection is
+    /// closed.
+    #[arg(long, default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    write_stall_timeout_ms: u64,
     /// Browser origin allowed to call the grantor, exactly as the browser sends it:
     /// scheme://host[:port], no path or wildcard (repeatable; `*` alone for any). Default: any
     /// port of http://localhost, http://127.0.0.1 and http://[::1].
@@ -278,6 +295,11 @@ fn run(args: ServeArgs) -> Result<(), String> {
         static_dir: args.static_dir,
         header_timeout: Duration::from_millis(args.header_timeout_ms),
         body_timeout: Duration::from_millis(args.body_timeout_ms),
+        connections: ConnectionLimits {
+            max_total: within_descriptor_limit(args.max_connections),
+            max_per_address: args.max_connections_per_address,
+            write_stall: Duration::from_millis(args.write_stall_timeout_ms),
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -303,6 +325,54 @@ fn run(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("server failed: {e}"))
     })
+}
+
+/// File descriptors the grantor needs besides its connections: the database, its journal, the
+/// listener, PostgreSQL's pool, logs.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// `max_connections`, lowered if the process may not open that many sockets: past the limit,
+/// `accept` fails for everyone, which the connection cap exists to prevent. Raises the soft
+/// limit to the hard one first, as servers do.
+#[cfg(unix)]
+fn within_descriptor_limit(max_connections: usize) -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
+    let allowed = unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return max_connections;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+        limit.rlim_cur
+    };
+    let usable =
+        usize::try_from(allowed.saturating_sub(RESERVED_DESCRIPTORS)).unwrap_or(usize::MAX);
+    if usable < max_connections {
+        tracing::warn!(
+            max_connections,
+            usable,
+            "the file-descriptor limit allows fewer connections; using that"
+        );
+        return usable.max(1);
+    }
+    max_connections
+}
+
+/// Elsewhere the limit cannot be read; the cap stands as given.
+#[cfg(not(unix))]
+fn within_descriptor_limit(max_connections: usize) -> usize {
+    max_connections
 }
 
 /// Completes on Ctrl-C or SIGTERM, so in-flight requests finish before the process exits.

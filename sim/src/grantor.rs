@@ -11,6 +11,10 @@
 //! - a restart keeps tokens and grants, and holds every grant that was unexpired when it went
 //!   down for its full duration from the moment it is back (its clock restarted, so it cannot
 //!   know how much of the grant had passed);
+//! - renewals are not durable, as in the reference grantor's SQLite store: a restart forgets the
+//!   outcomes of renewals (a retry is judged afresh), and only a renewal that changed the
+//!   grant's duration was written. [`RestartRule::ResumeRecordedExpiry`] is the broken variant
+//!   that shows why the restart rule above is what makes that safe;
 //! - the fenced resource accepts a write iff `last_token <= token`.
 
 use std::collections::BTreeMap;
@@ -35,6 +39,20 @@ pub struct Record {
     pub expires_at: u64,
     /// The granted duration in microseconds.
     pub duration: u64,
+    /// True time of the grant's last durable write: the grant, or a renewal that changed its
+    /// duration. Renewals that keep it write nothing.
+    pub written_at: u64,
+}
+
+/// How a restarted grantor decides how long the grants it recorded as held still last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RestartRule {
+    /// Every grant unexpired at the crash is held for its full duration from the restart.
+    FullDurationFromRestart,
+    /// Broken on purpose: a grant is held until its last durable write plus its duration, as if
+    /// the recorded expiry could be resumed. Renewals that wrote nothing are forgotten, so a
+    /// holder that renewed may still believe in a lease the restarted grantor gives away.
+    ResumeRecordedExpiry,
 }
 
 /// What the grantor answered and whether it changed anything, for the trace.
@@ -61,6 +79,7 @@ pub struct RefGrantor {
     max_duration_ms: u64,
     reports_duration: bool,
     down_since: Option<u64>,
+    restart_rule: RestartRule,
 }
 
 impl RefGrantor {
@@ -77,7 +96,14 @@ impl RefGrantor {
             max_duration_ms,
             reports_duration,
             down_since: None,
+            restart_rule: RestartRule::FullDurationFromRestart,
         }
+    }
+
+    /// The same grantor restarting by `rule`.
+    pub fn with_restart_rule(mut self, rule: RestartRule) -> RefGrantor {
+        self.restart_rule = rule;
+        self
     }
 
     /// Feeds everything that decides the grantor's future behaviour into `state`, for the
@@ -88,6 +114,7 @@ impl RefGrantor {
         self.issued.hash(state);
         self.revoked.hash(state);
         self.down_since.hash(state);
+        self.restart_rule.hash(state);
         for (key, reply) in &self.cache {
             key.hash(state);
             Summary::of(reply).hash(state);
@@ -202,6 +229,7 @@ impl RefGrantor {
             token: self.token,
             expires_at: now + granted * 1000,
             duration: granted * 1000,
+            written_at: now,
         });
         Reply::Grant(GrantOutcome::Granted {
             token: Token::new(self.token).expect("tokens stay far below 2^53"),
@@ -216,9 +244,15 @@ impl RefGrantor {
                     RenewRefusal::Expired
                 } else {
                     let (granted, reported) = self.granted_ms(duration_ms);
+                    let duration = granted * 1000;
                     self.current = Some(Record {
-                        expires_at: now + granted * 1000,
-                        duration: granted * 1000,
+                        expires_at: now + duration,
+                        duration,
+                        written_at: if duration == record.duration {
+                            record.written_at
+                        } else {
+                            now
+                        },
                         ..record
                     });
                     return Reply::Renew(RenewOutcome::Renewed {
@@ -269,9 +303,17 @@ impl RefGrantor {
         };
         if let Some(record) = self.current.as_mut() {
             if since < record.expires_at {
-                record.expires_at = record.expires_at.max(now + record.duration);
+                record.expires_at = match self.restart_rule {
+                    RestartRule::FullDurationFromRestart => {
+                        record.expires_at.max(now + record.duration)
+                    }
+                    RestartRule::ResumeRecordedExpiry => record.written_at + record.duration,
+                };
             }
         }
+        // Renewal outcomes were kept in memory only.
+        self.cache
+            .retain(|_, reply| !matches!(reply, Reply::Renew(_)));
     }
 }
 

@@ -47,7 +47,8 @@ use std::sync::Mutex;
 
 pub use invariants::{Invariant, Violation};
 pub use tenure::core::Mutation;
-pub use world::{run, Outcome};
+pub use grantor::RestartRule;
+pub use world::{run, run_with_restart_rule, Outcome};
 
 /// What a range of seeds did.
 #[derive(Debug, Default)]

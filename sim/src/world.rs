@@ -12,7 +12,7 @@ use tenure::core::{
 use tenure::protocol::{GrantOutcome, RenewOutcome, Token};
 
 use crate::clock::MachineClock;
-use crate::grantor::{FencedResource, HolderId, RefGrantor};
+use crate::grantor::{FencedResource, HolderId, RefGrantor, RestartRule};
 use crate::invariants::{check_beliefs, Broken, HoldTracker, Invariant, Violation};
 use crate::net::{Msg, Network};
 use crate::rng::Rng;
@@ -129,7 +129,17 @@ impl Outcome {
 
 /// Runs one seeded schedule against the real core (optionally a mutated one).
 pub fn run(seed: u64, mutation: Option<Mutation>) -> Outcome {
-    let mut world = World::new(seed, mutation);
+    run_with_restart_rule(seed, mutation, RestartRule::FullDurationFromRestart)
+}
+
+/// [`run`] with a grantor that restarts by `rule`: the broken rule is the grantor's own
+/// deliberately broken variant, which the simulation must catch.
+pub fn run_with_restart_rule(
+    seed: u64,
+    mutation: Option<Mutation>,
+    rule: RestartRule,
+) -> Outcome {
+    let mut world = World::new(seed, mutation, rule);
     world.run();
     let details = world.violation.as_ref().map(|_| {
         format!(
@@ -173,7 +183,7 @@ struct World {
 }
 
 impl World {
-    fn new(seed: u64, mutation: Option<Mutation>) -> World {
+    fn new(seed: u64, mutation: Option<Mutation>, restart_rule: RestartRule) -> World {
         let mut rng = Rng::new(seed);
         let swarm = Swarm::draw(&mut rng);
         let n = swarm.holders;
@@ -209,7 +219,8 @@ impl World {
             .map(|mean| 1.0 / *mean as f64)
             .sum();
         let mut world = World {
-            grantor: RefGrantor::new(n, swarm.grantor_max_ms, swarm.grantor_reports_duration),
+            grantor: RefGrantor::new(n, swarm.grantor_max_ms, swarm.grantor_reports_duration)
+                .with_restart_rule(restart_rule),
             rng,
             swarm,
             mutation,

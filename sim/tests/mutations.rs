@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use tenure_sim::model::{Bounds, Model};
-use tenure_sim::{run, Mutation};
+use tenure_sim::{run, run_with_restart_rule, Mutation, RestartRule};
 
 /// Every mutation must be caught by some seed below this (all of these seeds pass with the real
 /// core, in the default swarm range).
@@ -66,4 +66,19 @@ fn model_checker_catches_every_mutation() {
         missed.is_empty(),
         "mutations the model checker missed: {missed:?}"
     );
+}
+
+/// The grantor's broken restart rule (resuming the recorded expiry, which forgets renewals that
+/// wrote nothing) is caught by the simulation, and the real rule passes the same seeds: the
+/// restart rule is what makes renewals safe without a durable write.
+#[test]
+fn simulation_catches_a_restart_that_forgets_renewals() {
+    let caught = (0..SEED_BUDGET).find_map(|seed| {
+        let outcome = run_with_restart_rule(seed, None, RestartRule::ResumeRecordedExpiry);
+        outcome.violation.map(|v| (seed, v.invariant))
+    });
+    let (seed, invariant) = caught.expect("no seed caught ResumeRecordedExpiry");
+    println!("ResumeRecordedExpiry: caught by seed {seed}, invariant {invariant}");
+    let real = run_with_restart_rule(seed, None, RestartRule::FullDurationFromRestart);
+    assert!(real.violation.is_none(), "{}", real.report());
 }

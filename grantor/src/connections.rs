@@ -1,0 +1,373 @@
+//! Which connections the grantor keeps when too many are open, and how long a reply may wait for
+//! a reader that does not read.
+//!
+//! A slow-HTTP attack holds connections open cheaply: headers or a body trickled a byte at a
+//! time (slow-loris), or replies read a byte at a time (slow read). Each costs the attacker
+//! almost nothing and the grantor a socket, so without limits a few thousand of them exhaust its
+//! file descriptors, and a holder that reconnects to renew is refused while its lease runs out.
+//!
+//! - **Caps**: at most [`ConnectionLimits::max_total`] connections open, and at most
+//!   [`ConnectionLimits::max_per_address`] from one peer address.
+//! - **Who makes room**: a connection counts as *proven* once it completed a request with a
+//!   success status. At a cap, a new connection is admitted by closing the oldest connection
+//!   that has not proven itself (in the same address, for the per-address cap); only if every
+//!   connection in the way is proven is the new one refused. Holders renew over connections that
+//!   proved themselves long ago, so an attacker's connections, which never complete a request,
+//!   only ever displace each other.
+//! - **Slow readers**: a reply that cannot be written for [`ConnectionLimits::write_stall`]
+//!   (the peer stopped reading and the socket's buffer is full) closes its connection.
+//!
+//! The header and body deadlines (`Config::header_timeout`, `Config::body_timeout`) bound the
+//! other two slow modes on each connection.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::io;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::oneshot;
+use tokio::time::{sleep, Sleep};
+
+/// The default for [`ConnectionLimits::max_total`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
+
+/// The default for [`ConnectionLimits::max_per_address`].
+pub const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS: usize = 1024;
+
+/// The default for [`ConnectionLimits::write_stall`].
+pub const DEFAULT_WRITE_STALL: Duration = Duration::from_secs(10);
+
+/// How many connections the grantor keeps open, and how long a stalled reply may wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Connections open at once, in total.
+    pub max_total: usize,
+    /// Connections open at once from one peer address.
+    pub max_per_address: usize,
+    /// How long a reply may make no progress because the peer does not read it.
+    pub write_stall: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> ConnectionLimits {
+        ConnectionLimits {
+            max_total: DEFAULT_MAX_CONNECTIONS,
+            max_per_address: DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+            write_stall: DEFAULT_WRITE_STALL,
+        }
+    }
+}
+
+/// The open connections, for admitting new ones.
+pub(crate) struct Registry {
+    limits: ConnectionLimits,
+    inner: Mutex<Open>,
+}
+
+struct Open {
+    next_id: u64,
+    connections: HashMap<u64, Entry>,
+    per_address: HashMap<IpAddr, usize>,
+    /// Ids of connections not yet proven, oldest first. Entries go stale when their connection
+    /// proves itself or closes, and are skipped then.
+    unproven: VecDeque<u64>,
+}
+
+struct Entry {
+    address: IpAddr,
+    proven: Arc<AtomicBool>,
+    /// Closes the connection when sent to (or dropped).
+    close: oneshot::Sender<()>,
+}
+
+/// An admitted connection: mark it proven with [`Admission::proven`]; it is closed when `closed`
+/// resolves, and leaves the registry when this is dropped.
+pub(crate) struct Admission {
+    registry: Arc<Registry>,
+    id: u64,
+    /// Set once the connection completed a request with a success status.
+    pub(crate) proven: Arc<AtomicBool>,
+    /// Resolves when the registry closes the connection to make room for another.
+    pub(crate) closed: oneshot::Receiver<()>,
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        self.registry.leave(self.id);
+    }
+}
+
+impl Registry {
+    pub(crate) fn new(limits: ConnectionLimits) -> Registry {
+        Registry {
+            limits,
+            inner: Mutex::new(Open {
+                next_id: 0,
+                connections: HashMap::new(),
+                per_address: HashMap::new(),
+                unproven: VecDeque::new(),
+            }),
+        }
+    }
+
+    /// How long a reply may stall.
+    pub(crate) fn write_stall(&self) -> Duration {
+        self.limits.write_stall
+    }
+
+    /// Admits a connection from `address`, closing the oldest unproven connection in the way of
+    /// each cap; `None` when a cap is full of proven connections.
+    pub(crate) fn admit(self: &Arc<Self>, address: IpAddr) -> Option<Admission> {
+        // A panic while holding the lock left the bookkeeping as it was mid-change; carrying on
+        // with it is better than refusing every connection from then on.
+        let mut open = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let from_address = open.per_address.get(&address).copied().unwrap_or(0);
+        if from_address >= self.limits.max_per_address && !open.evict(Some(address)) {
+            return None;
+        }
+        if open.connections.len() >= self.limits.max_total && !open.evict(None) {
+            return None;
+        }
+        let id = open.next_id;
+        open.next_id += 1;
+        let proven = Arc::new(AtomicBool::new(false));
+        let (close, closed) = oneshot::channel();
+        open.connections.insert(
+            id,
+            Entry {
+                address,
+                proven: proven.clone(),
+                close,
+            },
+        );
+        *open.per_address.entry(address).or_insert(0) += 1;
+        open.unproven.push_back(id);
+        Some(Admission {
+            registry: self.clone(),
+            id,
+            proven,
+            closed,
+        })
+    }
+
+    fn leave(&self, id: u64) {
+        let mut open = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        open.remove(id);
+    }
+}
+
+impl Open {
+    /// Closes the oldest unproven connection (of `address`, if given); false if there is none.
+    fn evict(&mut self, address: Option<IpAddr>) -> bool {
+        let mut kept = VecDeque::new();
+        let mut evicted = false;
+        while let Some(id) = self.unproven.pop_front() {
+            let Some(entry) = self.connections.get(&id) else {
+                continue; // closed already
+            };
+            if entry.proven.load(Ordering::Relaxed) {
+                continue;
+            }
+            if address.is_some_and(|a| a != entry.address) {
+                kept.push_back(id);
+                continue;
+            }
+            if let Some(entry) = self.remove(id) {
+                // The connection's task may have ended a moment ago; then there is nothing to
+                // close.
+                let _ = entry.close.send(());
+            }
+            evicted = true;
+            break;
+        }
+        // Those of other addresses stay, in their order, ahead of the rest.
+        while let Some(id) = kept.pop_back() {
+            self.unproven.push_front(id);
+        }
+        evicted
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Entry> {
+        let entry = self.connections.remove(&id)?;
+        if let Some(count) = self.per_address.get_mut(&entry.address) {
+            *count -= 1;
+            if *count == 0 {
+                self.per_address.remove(&entry.address);
+            }
+        }
+        Some(entry)
+    }
+}
+
+/// A connection's socket whose writes fail with `TimedOut` after making no progress for the
+/// stall limit: a peer that stops reading cannot hold its connection open.
+pub(crate) struct StallLimited<S> {
+    inner: S,
+    limit: Duration,
+    /// Armed while a write is waiting for the socket.
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl<S> StallLimited<S> {
+    pub(crate) fn new(inner: S, limit: Duration) -> StallLimited<S> {
+        StallLimited {
+            inner,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// Called when a write could not progress: arms the stall timer, and fails once it ran out.
+    fn check_stall(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        let limit = self.limit;
+        let timer = self.stalled.get_or_insert_with(|| Box::pin(sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the peer has not read its reply",
+            )),
+            Poll::Pending => Ok(()),
+        }
+    }
+
+    fn track<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        match poll {
+            Poll::Pending => match self.check_stall(cx) {
+                Ok(()) => Poll::Pending,
+                Err(e) => Poll::Ready(Err(e)),
+            },
+            ready => {
+                self.stalled = None;
+                ready
+            }
+        }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for StallLimited<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for StallLimited<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.track(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let poll = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.track(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_flush(cx);
+        self.track(cx, poll)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let poll = Pin::new(&mut self.inner).poll_shutdown(cx);
+        self.track(cx, poll)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry(max_total: usize, max_per_address: usize) -> Arc<Registry> {
+        Arc::new(Registry::new(ConnectionLimits {
+            max_total,
+            max_per_address,
+            write_stall: DEFAULT_WRITE_STALL,
+        }))
+    }
+
+    const A: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 1));
+    const B: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 2));
+
+    #[test]
+    fn at_the_cap_the_oldest_unproven_connection_makes_room() {
+        let registry = registry(2, 10);
+        let mut first = registry.admit(A).unwrap();
+        let mut second = registry.admit(A).unwrap();
+        let _third = registry.admit(B).unwrap();
+        assert!(first.closed.try_recv().is_ok(), "the oldest was closed");
+        assert!(second.closed.try_recv().is_err(), "the next one stays");
+    }
+
+    #[test]
+    fn proven_connections_are_never_closed_for_room() {
+        let registry = registry(2, 10);
+        let mut first = registry.admit(A).unwrap();
+        first.proven.store(true, Ordering::Relaxed);
+        let mut second = registry.admit(A).unwrap();
+        second.proven.store(true, Ordering::Relaxed);
+        assert!(
+            registry.admit(B).is_none(),
+            "no room without closing a proven one"
+        );
+        assert!(first.closed.try_recv().is_err());
+        assert!(second.closed.try_recv().is_err());
+        drop(first);
+        assert!(
+            registry.admit(B).is_some(),
+            "a closed connection frees its place"
+        );
+    }
+
+    #[test]
+    fn the_address_cap_makes_room_in_that_address_only() {
+        let registry = registry(10, 2);
+        let mut other = registry.admit(B).unwrap();
+        let mut first = registry.admit(A).unwrap();
+        let mut proven = registry.admit(A).unwrap();
+        proven.proven.store(true, Ordering::Relaxed);
+        let _new = registry.admit(A).unwrap();
+        assert!(first.closed.try_recv().is_ok());
+        assert!(
+            other.closed.try_recv().is_err(),
+            "another address keeps its connection"
+        );
+        assert!(proven.closed.try_recv().is_err());
+        assert!(
+            registry.admit(A).is_some(),
+            "the new one is unproven, so it makes room"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reply_nobody_reads_fails_after_the_stall_limit() {
+        use tokio::io::AsyncWriteExt;
+        // A pipe whose reader never reads: writes stall once its buffer is full.
+        let (writer, _reader) = tokio::io::duplex(64);
+        let mut writer = StallLimited::new(writer, Duration::from_millis(50));
+        let started = tokio::time::Instant::now();
+        let failed = writer.write_all(&[0; 4096]).await.unwrap_err();
+        assert_eq!(failed.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() >= Duration::from_millis(50));
+    }
+}
