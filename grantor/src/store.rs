@@ -777,13 +777,17 @@ impl Store {
     fn stage(&mut self, resource: &str, change: Option<(Instant, u64)>) {
         let change = change.map(|(start, ms)| (start + Duration::from_millis(ms), ms));
         let before = self.staged.expiries.insert(resource.to_owned(), change);
-        self.staged.undo.push(Undo::Expiry(resource.to_owned(), before));
+        self.staged
+            .undo
+            .push(Undo::Expiry(resource.to_owned(), before));
     }
 
     /// Stages `outcome` as the latest renewal of `resource`.
     fn stage_renewal(&mut self, resource: &str, outcome: RenewalOutcome) {
         let before = self.staged.renewals.insert(resource.to_owned(), outcome);
-        self.staged.undo.push(Undo::Renewal(resource.to_owned(), before));
+        self.staged
+            .undo
+            .push(Undo::Renewal(resource.to_owned(), before));
     }
 
     /// The latest renewal of `resource`, if it was `holder`'s with `request_id`.
@@ -844,7 +848,10 @@ impl Store {
     /// expiries stamped now: after the commit, so the grantor's lease starts no earlier than the
     /// holder's. On failure nothing of the group was applied.
     pub(crate) fn commit_group(&mut self) -> Result<(), StoreError> {
-        let committed = self.conn.prepare_cached("COMMIT").map(|mut c| c.execute([]));
+        let committed = self
+            .conn
+            .prepare_cached("COMMIT")
+            .map(|mut c| c.execute([]));
         let staged = std::mem::take(&mut self.staged);
         if let Err(e) = committed.and_then(|executed| executed) {
             // The transaction may still be open after a failed COMMIT; end it, so the next
@@ -1105,7 +1112,11 @@ mod tests {
     fn reopening_holds_a_renewed_grant_for_the_renewed_duration() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = open(&dir);
-        let token = store.run(|s| s.grant(&grant("a", "1", 1_000))).unwrap().token.unwrap();
+        let token = store
+            .run(|s| s.grant(&grant("a", "1", 1_000)))
+            .unwrap()
+            .token
+            .unwrap();
         let renewal = RenewRequest {
             resource: "r".into(),
             holder: "a".into(),
@@ -1170,7 +1181,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = open(&dir);
         for i in 0..OUTCOMES_KEPT_PER_RESOURCE + 2 * PRUNE_EVERY {
-            store.run(|s| s.grant(&grant("a", &i.to_string(), 1_000))).unwrap();
+            store
+                .run(|s| s.grant(&grant("a", &i.to_string(), 1_000)))
+                .unwrap();
         }
         let kept: u32 = store
             .conn

@@ -12,10 +12,10 @@ use tenure::protocol::{
     ClaimReply, ClaimRequest, CompleteReply, EnqueueReply, EnqueuedItem, FailReply, HeartbeatReply,
     ItemReply, ItemState, NewItem, QueueStatsReply, Token,
 };
+use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
-use super::{database_now, execute, query_opt, PgStore};
-use deadpool_postgres::Transaction;
+use super::{now_from, take, PgStore, Sql, Tx, NOW};
 
 use crate::backend::ClaimRef;
 use crate::queues::StoredItem;
@@ -49,10 +49,21 @@ CREATE TABLE IF NOT EXISTS work_queue (
     UNIQUE (queue, dedupe_key)
 );
 
-CREATE INDEX IF NOT EXISTS work_queue_pending ON work_queue (queue, item_id)
-    WHERE status = 'pending';
+-- The sweep's: ran-out claims of every queue, by expiry.
 CREATE INDEX IF NOT EXISTS work_queue_claims ON work_queue (claim_expires_at)
     WHERE status = 'pending' AND claim_expires_at IS NOT NULL;
+-- The claim's two candidates (see CLAIM): the oldest item of a queue never claimed (or failed
+-- back), and its claims by expiry, so that a ran-out one is found without passing the live ones.
+-- They replace an index of all pending items, in which a claim passed every live claim.
+DROP INDEX IF EXISTS work_queue_pending;
+CREATE INDEX IF NOT EXISTS work_queue_unclaimed ON work_queue (queue, item_id)
+    WHERE status = 'pending' AND claim_expires_at IS NULL;
+CREATE INDEX IF NOT EXISTS work_queue_claimed ON work_queue (queue, claim_expires_at)
+    WHERE status = 'pending' AND claim_expires_at IS NOT NULL;
+-- A retried claim's lookup of the claim its first attempt made (REPLAY).
+CREATE INDEX IF NOT EXISTS work_queue_claim_requests
+    ON work_queue (queue, claimed_by, claim_request_id)
+    WHERE status = 'pending' AND claim_request_id IS NOT NULL;
 ";
 
 /// The columns [`ItemRow::read`] expects, in order.
@@ -62,9 +73,26 @@ const ITEM_COLUMNS: &str = "item_id, status, payload, dedupe_key, attempts, max_
 
 /// The design's claim. As written it hard-codes 60 s and counts no attempts; here the duration
 /// is the request's, each claim counts an attempt, an item out of attempts is not a candidate,
-/// and the time is `clock_timestamp()`: the subquery has locked the row (skipping rows other
-/// claims hold) before the new expiry is computed, whereas `CURRENT_TIMESTAMP` would be the
-/// start of the transaction.
+/// and the new expiry is computed from `clock_timestamp()`: the subqueries have locked the row
+/// (skipping rows other claims hold) before it is computed, whereas `CURRENT_TIMESTAMP` would be
+/// the start of the transaction.
+///
+/// The candidate is the smaller of two, each one index lookup however many items are done or
+/// claimed: the oldest item never claimed (or failed back, which ends its claim), and the oldest
+/// whose claim ran out. Together they are the design's oldest claimable item, as in the SQLite
+/// store. Each subquery locks its candidate; the larger stays locked until the transaction ends,
+/// so a concurrent claim passes over it as over any item another claim holds.
+///
+/// - The first is written with `queue` as a range, not `queue = $1`, so that the ordering is by
+///   `(queue, item_id)`, which only `work_queue_unclaimed` gives. With `queue = $1` the planner
+///   drops `queue` from the ordering and may walk the primary key instead, through every done
+///   item and every item of other queues (it assumes the matches are spread evenly over the key,
+///   but they lie at its end).
+/// - The second looks up the claims that ran out by expiry in `work_queue_claimed`, passing no
+///   live claim, and orders those few by `item_id + 0`, again so that the planner cannot walk the
+///   primary key instead. Ran out means before `statement_timestamp()`, the start of this
+///   statement, rather than `clock_timestamp()`: a volatile bound cannot limit an index scan, and
+///   the earlier instant only leaves a claim that ran out during the statement to the next one.
 const CLAIM: &str = "
 UPDATE work_queue
 SET claimed_by       = $2,
@@ -73,16 +101,25 @@ SET claimed_by       = $2,
     claim_ms         = $3::bigint,
     claim_request_id = $4,
     claim_expires_at = clock_timestamp() + $3::bigint * INTERVAL '1 millisecond'
-WHERE item_id = (
-    SELECT item_id
-    FROM work_queue
-    WHERE queue = $1
-      AND status = 'pending'
-      AND (claim_expires_at IS NULL OR claim_expires_at < clock_timestamp())
-      AND attempts < max_attempts
-    ORDER BY item_id
-    LIMIT 1
-    FOR UPDATE SKIP LOCKED
+WHERE item_id = LEAST(
+    (SELECT item_id
+     FROM work_queue
+     WHERE queue >= $1 AND queue <= $1
+       AND status = 'pending'
+       AND claim_expires_at IS NULL
+       AND attempts < max_attempts
+     ORDER BY queue, item_id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED),
+    (SELECT item_id
+     FROM work_queue
+     WHERE queue = $1
+       AND status = 'pending'
+       AND claim_expires_at < statement_timestamp()
+       AND attempts < max_attempts
+     ORDER BY item_id + 0
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED)
 )";
 
 /// One row of `work_queue`.
@@ -222,7 +259,10 @@ impl PgStore {
     pub async fn claim(&self, req: &ClaimRequest) -> Result<ClaimReply<Value>, StoreError> {
         let claim_ms = self.limits.clamp(req.claim_ms);
         let reply = self
-            .transact(|tx| Box::pin(claim_in(tx, req.clone(), claim_ms)))
+            .transact(|tx| {
+                let req = req.clone();
+                Box::pin(async move { claim_in(tx, &req, claim_ms, None).await })
+            })
             .await?;
         if let (Some(item), Some(token)) = (&reply.item, reply.token) {
             tracing::debug!(
@@ -275,7 +315,13 @@ impl PgStore {
         next: Option<&ClaimRequest>,
     ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
         let proven = self.proves(claim.item_id, claim.token, claim.secret.as_deref());
-        let claim = Claim::new(&claim.queue, claim.item_id, &claim.worker, claim.token, proven);
+        let claim = Claim::new(
+            &claim.queue,
+            claim.item_id,
+            &claim.worker,
+            claim.token,
+            proven,
+        );
         let result = to_json(result)?;
         let next = next.map(|req| {
             let claim_ms = self.limits.clamp(req.claim_ms);
@@ -283,15 +329,7 @@ impl PgStore {
         });
         self.transact(|tx| {
             let (claim, result, next) = (claim.clone(), result.clone(), next.clone());
-            Box::pin(async move {
-                let reply = complete_in(tx, claim, result).await?;
-                // In the same transaction: the next claim stands only if the complete does.
-                let next = match next {
-                    Some((req, claim_ms)) => Some(claim_in(tx, req, claim_ms).await?),
-                    None => None,
-                };
-                Ok((reply, next))
-            })
+            Box::pin(complete_in(tx, claim, result, next))
         })
         .await
     }
@@ -306,7 +344,13 @@ impl PgStore {
         next: Option<&ClaimRequest>,
     ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
         let proven = self.proves(claim.item_id, claim.token, claim.secret.as_deref());
-        let claim = Claim::new(&claim.queue, claim.item_id, &claim.worker, claim.token, proven);
+        let claim = Claim::new(
+            &claim.queue,
+            claim.item_id,
+            &claim.worker,
+            claim.token,
+            proven,
+        );
         let error = to_json(error)?;
         let next = next.map(|req| {
             let claim_ms = self.limits.clamp(req.claim_ms);
@@ -314,15 +358,7 @@ impl PgStore {
         });
         self.transact(|tx| {
             let (claim, error, next) = (claim.clone(), error.clone(), next.clone());
-            Box::pin(async move {
-                let reply = fail_in(tx, claim, error).await?;
-                // In the same transaction: the next claim stands only if the fail does.
-                let next = match next {
-                    Some((req, claim_ms)) => Some(claim_in(tx, req, claim_ms).await?),
-                    None => None,
-                };
-                Ok((reply, next))
-            })
+            Box::pin(fail_in(tx, claim, error, next))
         })
         .await
     }
@@ -434,53 +470,81 @@ impl Claim {
 
     /// Locks the item's row until the transaction ends, and reads it with the database clock
     /// read after the lock.
-    async fn lock(&self, tx: &Transaction<'_>) -> Result<(ItemRow, SystemTime), StoreError> {
-        let row = query_opt(
-            tx,
-            &format!("SELECT {ITEM_COLUMNS} FROM work_queue WHERE item_id = $1 AND queue = $2 FOR UPDATE"),
-            &[&to_i64(self.item_id), &self.queue],
-        )
-        .await?
-        .ok_or(StoreError::NoSuchItem)?;
-        Ok((ItemRow::read(&row)?, database_now(tx).await?))
+    async fn lock(&self, tx: &Tx) -> Result<(ItemRow, SystemTime), StoreError> {
+        let lock = format!(
+            "SELECT {ITEM_COLUMNS} FROM work_queue WHERE item_id = $1 AND queue = $2 FOR UPDATE"
+        );
+        let [item, now] = take(
+            tx.pipeline(
+                &[(&lock, &[&to_i64(self.item_id), &self.queue]), (NOW, &[])],
+                false,
+            )
+            .await?,
+        )?;
+        let item = item.first().ok_or(StoreError::NoSuchItem)?;
+        Ok((ItemRow::read(item)?, now_from(&now)?))
     }
 }
 
 async fn enqueue_in(
-    tx: &Transaction<'_>,
+    tx: &Tx,
     queue: String,
     items: Vec<NewItem<Value>>,
     default_max: u32,
 ) -> Result<EnqueueReply, StoreError> {
-    let mut replies = Vec::with_capacity(items.len());
+    let mut values = Vec::with_capacity(items.len());
     for item in &items {
         let max_attempts = i32::try_from(item.max_attempts.unwrap_or(default_max))
             .map_err(|_| StoreError::Corrupt("maxAttempts beyond range".into()))?;
-        let inserted = query_opt(
-            tx,
-            "INSERT INTO work_queue (queue, payload, dedupe_key, max_attempts)
-             VALUES ($1, $2, $3, $4)
-             ON CONFLICT (queue, dedupe_key) DO NOTHING
-             RETURNING item_id",
-            &[
-                &queue,
-                &to_json(&item.payload)?,
+        values.push((to_json(&item.payload)?, max_attempts));
+    }
+    let params: Vec<[&(dyn ToSql + Sync); 4]> = items
+        .iter()
+        .zip(&values)
+        .map(|(item, (payload, max_attempts))| {
+            [
+                &queue as &(dyn ToSql + Sync),
+                payload,
                 &item.dedupe_key,
-                &max_attempts,
-            ],
-        )
-        .await?;
-        let (row, enqueued) = match inserted {
+                max_attempts,
+            ]
+        })
+        .collect();
+    // In order, in one round trip: an item whose key an earlier one of this enqueue took conflicts
+    // just as if each had waited for the one before.
+    let inserts: Vec<Sql> = params
+        .iter()
+        .map(|params| {
+            (
+                "INSERT INTO work_queue (queue, payload, dedupe_key, max_attempts)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (queue, dedupe_key) DO NOTHING
+                 RETURNING item_id",
+                &params[..],
+            )
+        })
+        .collect();
+    let inserted = tx.pipeline(&inserts, false).await?;
+    let mut replies = Vec::with_capacity(items.len());
+    for (item, rows) in items.iter().zip(inserted) {
+        let (row, enqueued) = match rows.into_iter().next() {
             Some(row) => (row, true),
             None => {
                 // The key is taken: by a committed item, or by one earlier in this same enqueue.
-                let existing = query_opt(
-                    tx,
-                    "SELECT item_id FROM work_queue WHERE queue = $1 AND dedupe_key = $2",
-                    &[&queue, &item.dedupe_key],
-                )
-                .await?
-                .ok_or_else(|| StoreError::Corrupt("a dedupe key conflicted but is gone".into()))?;
+                let existing = tx
+                    .pipeline(
+                        &[(
+                            "SELECT item_id FROM work_queue WHERE queue = $1 AND dedupe_key = $2",
+                            &[&queue, &item.dedupe_key],
+                        )],
+                        false,
+                    )
+                    .await?
+                    .pop()
+                    .and_then(|rows| rows.into_iter().next())
+                    .ok_or_else(|| {
+                        StoreError::Corrupt("a dedupe key conflicted but is gone".into())
+                    })?;
                 (existing, false)
             }
         };
@@ -492,60 +556,32 @@ async fn enqueue_in(
     Ok(EnqueueReply { items: replies })
 }
 
+/// The design's claim ([`CLAIM`]), or a retry's replay, committed in the same round trip as its
+/// last statement. `ahead` is a write of the same transaction still to send, sent in the same
+/// round trip as the claim's first statement.
 async fn claim_in(
-    tx: &Transaction<'_>,
-    req: ClaimRequest,
+    tx: &Tx,
+    req: &ClaimRequest,
     claim_ms: u64,
+    mut ahead: Option<Sql<'_>>,
 ) -> Result<ClaimReply<Value>, StoreError> {
     if let Some(request_id) = &req.request_id {
-        // A retry of a claim whose reply was lost gets the same item while that claim lives. The
-        // transaction-scoped advisory lock on the retry's key makes a retry that reached another
-        // grantor process while the first attempt was still in flight wait for it, and then
-        // find its claim. (A hash collision with another key only makes one wait for the other.)
-        let key = format!("claim\n{}\n{}\n{request_id}", req.queue, req.worker);
-        execute(
-            tx,
-            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-            &[&key],
-        )
-        .await?;
-        let replay = query_opt(
-            tx,
-            &format!(
-                "SELECT {ITEM_COLUMNS} FROM work_queue
-                 WHERE queue = $1 AND claimed_by = $2 AND claim_request_id = $3
-                   AND status = 'pending'
-                   AND claim_expires_at >= clock_timestamp() + INTERVAL '1 millisecond'"
-            ),
-            &[&req.queue, &req.worker, request_id],
-        )
-        .await?;
-        if let Some(row) = replay {
-            let mut item = ItemRow::read(&row)?;
-            // The retry's worker measures from the retry's send: promise only what is left.
-            let left = query_opt(
-                tx,
-                "SELECT FLOOR(EXTRACT(EPOCH FROM (claim_expires_at - clock_timestamp())) * 1000)::bigint
-                 FROM work_queue WHERE item_id = $1",
-                &[&to_i64(item.id)],
-            )
-            .await?
-            .map(|r| r.try_get::<_, i64>(0))
-            .transpose()?
-            .unwrap_or(0);
-            let left_ms = u64::try_from(left).unwrap_or(0);
-            item.claim_ms = item.claim_ms.map(|granted| granted.min(left_ms));
-            return item.claimed_reply();
+        if let Some(reply) = replayed_claim(tx, req, request_id, ahead.take()).await? {
+            return Ok(reply);
         }
     }
-    let claimed = query_opt(
-        tx,
-        &format!("{CLAIM} RETURNING {ITEM_COLUMNS}"),
-        &[&req.queue, &req.worker, &to_i64(claim_ms), &req.request_id],
-    )
-    .await?;
-    match claimed {
-        Some(row) => ItemRow::read(&row)?.claimed_reply(),
+    let claim = format!("{CLAIM} RETURNING {ITEM_COLUMNS}");
+    let claim_ms = to_i64(claim_ms);
+    let params: [&(dyn ToSql + Sync); 4] = [&req.queue, &req.worker, &claim_ms, &req.request_id];
+    let mut statements: Vec<Sql> = ahead.into_iter().collect();
+    statements.push((&claim, &params));
+    let claimed = tx
+        .pipeline(&statements, true)
+        .await?
+        .pop()
+        .unwrap_or_default();
+    match claimed.first() {
+        Some(row) => ItemRow::read(row)?.claimed_reply(),
         None => Ok(ClaimReply {
             claimed: false,
             item: None,
@@ -555,21 +591,85 @@ async fn claim_in(
     }
 }
 
-async fn heartbeat_in(
-    tx: &Transaction<'_>,
-    claim: Claim,
-    claim_ms: u64,
-) -> Result<HeartbeatReply, StoreError> {
+/// The claim a retry of `req` (with `request_id`) gets, if its first attempt's claim lives: the
+/// same item and token, with `claimMs` cut to what the claim has left. `ahead` goes first.
+async fn replayed_claim(
+    tx: &Tx,
+    req: &ClaimRequest,
+    request_id: &str,
+    ahead: Option<Sql<'_>>,
+) -> Result<Option<ClaimReply<Value>>, StoreError> {
+    // A retry of a claim whose reply was lost gets the same item while that claim lives. The
+    // transaction-scoped advisory lock on the retry's key makes a retry that reached another
+    // grantor process while the first attempt was still in flight wait for it, and then find its
+    // claim: the lookup is a statement of its own, after the lock, so it sees what committed
+    // before the lock was granted. (A hash collision with another key only makes one wait for
+    // the other.)
+    let key = format!("claim\n{}\n{}\n{request_id}", req.queue, req.worker);
+    let lock: [&(dyn ToSql + Sync); 1] = [&key];
+    // The retry's worker measures from the retry's send: promise only what is left, measured
+    // after the lookup.
+    let replay = format!(
+        "SELECT {ITEM_COLUMNS},
+                FLOOR(EXTRACT(EPOCH FROM (claim_expires_at - clock_timestamp())) * 1000)::bigint
+         FROM work_queue
+         WHERE queue = $1 AND claimed_by = $2 AND claim_request_id = $3
+           AND status = 'pending'
+           AND claim_expires_at >= clock_timestamp() + INTERVAL '1 millisecond'"
+    );
+    let lookup: [&(dyn ToSql + Sync); 3] = [&req.queue, &req.worker, &request_id];
+    let mut statements: Vec<Sql> = ahead.into_iter().collect();
+    statements.push((
+        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+        &lock,
+    ));
+    statements.push((&replay, &lookup));
+    let found = tx
+        .pipeline(&statements, false)
+        .await?
+        .pop()
+        .unwrap_or_default();
+    let Some(row) = found.first() else {
+        return Ok(None);
+    };
+    let mut item = ItemRow::read(row)?;
+    let left_ms = u64::try_from(row.try_get::<_, i64>(15)?).unwrap_or(0);
+    item.claim_ms = item.claim_ms.map(|granted| granted.min(left_ms));
+    item.claimed_reply().map(Some)
+}
+
+/// Sends the last write of a completion or failure (if it has one) and commits, with the next
+/// claim in between when the request asked for one: the next claim stands only if the report
+/// does.
+async fn finish(
+    tx: &Tx,
+    write: Option<Sql<'_>>,
+    next: Option<(ClaimRequest, u64)>,
+) -> Result<Option<ClaimReply<Value>>, StoreError> {
+    match next {
+        Some((req, claim_ms)) => Ok(Some(claim_in(tx, &req, claim_ms, write).await?)),
+        None => {
+            if let Some(write) = write {
+                tx.pipeline(&[write], true).await?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+async fn heartbeat_in(tx: &Tx, claim: Claim, claim_ms: u64) -> Result<HeartbeatReply, StoreError> {
     let (item, now) = claim.lock(tx).await?;
     item.check_claim(&claim.worker, claim.token, now)?;
     claim.check_proven()?;
-    execute(
-        tx,
-        "UPDATE work_queue
-         SET claim_ms = $2::bigint,
-             claim_expires_at = $3::timestamptz + $2::bigint * INTERVAL '1 millisecond'
-         WHERE item_id = $1",
-        &[&to_i64(claim.item_id), &to_i64(claim_ms), &now],
+    tx.pipeline(
+        &[(
+            "UPDATE work_queue
+             SET claim_ms = $2::bigint,
+                 claim_expires_at = $3::timestamptz + $2::bigint * INTERVAL '1 millisecond'
+             WHERE item_id = $1",
+            &[&to_i64(claim.item_id), &to_i64(claim_ms), &now],
+        )],
+        true,
     )
     .await?;
     Ok(HeartbeatReply {
@@ -580,10 +680,11 @@ async fn heartbeat_in(
 }
 
 async fn complete_in(
-    tx: &Transaction<'_>,
+    tx: &Tx,
     claim: Claim,
     result: String,
-) -> Result<CompleteReply, StoreError> {
+    next: Option<(ClaimRequest, u64)>,
+) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
     let (item, now) = claim.lock(tx).await?;
     let repeated = item.status == "done"
         && item.completed_token == Some(claim.token.get())
@@ -592,28 +693,29 @@ async fn complete_in(
         item.check_claim(&claim.worker, claim.token, now)?;
     }
     claim.check_proven()?;
-    if !repeated {
-        execute(
-            tx,
-            "UPDATE work_queue
-             SET status = 'done', result = $2, completed_token = claim_token,
-                 completed_by = claimed_by, claim_expires_at = NULL
-             WHERE item_id = $1",
-            &[&to_i64(claim.item_id), &result],
-        )
-        .await?;
-    }
-    Ok(CompleteReply {
+    let item_id = to_i64(claim.item_id);
+    let params: [&(dyn ToSql + Sync); 2] = [&item_id, &result];
+    let write = (!repeated).then_some((
+        "UPDATE work_queue
+         SET status = 'done', result = $2, completed_token = claim_token,
+             completed_by = claimed_by, claim_expires_at = NULL
+         WHERE item_id = $1",
+        &params[..],
+    ));
+    let next = finish(tx, write, next).await?;
+    let reply = CompleteReply {
         completed: true,
         token: claim.token,
-    })
+    };
+    Ok((reply, next))
 }
 
 async fn fail_in(
-    tx: &Transaction<'_>,
+    tx: &Tx,
     claim: Claim,
     error: String,
-) -> Result<FailReply, StoreError> {
+    next: Option<(ClaimRequest, u64)>,
+) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
     let (mut item, now) = claim.lock(tx).await?;
     let repeated = item.claim_expires_at.is_none()
         && matches!(item.status.as_str(), "pending" | "dead")
@@ -632,15 +734,18 @@ async fn fail_in(
         }
         .to_owned();
         item.claim_expires_at = None;
-        execute(
-            tx,
-            "UPDATE work_queue
-             SET status = $2, last_error = $3, failed_token = claim_token,
-                 claim_expires_at = NULL
-             WHERE item_id = $1",
-            &[&to_i64(claim.item_id), &item.status, &error],
-        )
-        .await?;
+    }
+    let item_id = to_i64(claim.item_id);
+    let params: [&(dyn ToSql + Sync); 3] = [&item_id, &item.status, &error];
+    let write = (!repeated).then_some((
+        "UPDATE work_queue
+         SET status = $2, last_error = $3, failed_token = claim_token,
+             claim_expires_at = NULL
+         WHERE item_id = $1",
+        &params[..],
+    ));
+    let next = finish(tx, write, next).await?;
+    if !repeated {
         tracing::debug!(
             queue = %claim.queue,
             item = claim.item_id,
@@ -649,9 +754,10 @@ async fn fail_in(
             "failed"
         );
     }
-    Ok(FailReply {
+    let reply = FailReply {
         state: item.state_at(now)?,
         attempts: item.attempts,
         max_attempts: item.max_attempts,
-    })
+    };
+    Ok((reply, next))
 }
