@@ -352,7 +352,7 @@ impl Store {
         let proven = self.proves_claim(item_id, token, claim_secret);
         let now = self.queue_now();
         let tx = &self.conn;
-        let row = item_row(&tx, queue, item_id)?;
+        let row = item_row(tx, queue, item_id)?;
         row.check_claim(worker, token, now)?;
         if !proven {
             return Err(StoreError::BadClaimSecret);
@@ -387,7 +387,7 @@ impl Store {
         let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
         let now = self.queue_now();
         let tx = &self.conn;
-        let row = item_row(&tx, queue, item_id)?;
+        let row = item_row(tx, queue, item_id)?;
         let repeated = row.state == "done"
             && row.completed_token == Some(token.get())
             && row.completed_by.as_deref() == Some(worker);
@@ -433,7 +433,7 @@ impl Store {
         let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
         let now = self.queue_now();
         let tx = &self.conn;
-        let mut row = item_row(&tx, queue, item_id)?;
+        let mut row = item_row(tx, queue, item_id)?;
         let repeated = matches!(row.state.as_str(), "pending" | "dead")
             && row.failed_token == Some(token.get())
             && row.claim_token == token.get()

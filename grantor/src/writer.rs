@@ -142,6 +142,6 @@ fn run_group(store: &mut Store, group: &mut Vec<Job>) {
         e.to_string()
     });
     for deliver in deliveries {
-        deliver(committed.as_ref().map(|()| ()).map_err(String::as_str));
+        deliver(committed.as_ref().copied().map_err(String::as_str));
     }
 }

@@ -21,6 +21,7 @@
 //! transaction reads `clock_timestamp()` once, in a statement issued after its row lock is
 //! held, and uses that instant for every comparison and every new expiry.
 
+mod groups;
 mod queues;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -43,6 +44,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
+use self::groups::RenewalGroups;
 use crate::renewal;
 use crate::replay::{self, LiveGrant};
 use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
@@ -154,14 +156,6 @@ SET holder_id   = $2,
 WHERE resource = $1
   AND (expires_at IS NULL OR expires_at < $4::timestamptz OR holder_id = $2)
 RETURNING token";
-
-/// A renewal's extension of the grant (`$1`) to `$2` ms from `$3`, the database clock read after
-/// the row lock.
-const RENEW: &str = "
-UPDATE lease_registry
-SET duration_ms = $2::bigint,
-    expires_at  = $3::timestamptz + $2::bigint * INTERVAL '1 millisecond'
-WHERE resource = $1";
 
 /// The design's fenced write, as written.
 const FENCED_UPDATE: &str = "
@@ -299,6 +293,9 @@ pub struct PgStore {
     default_max_attempts: u32,
     /// Derives and checks lease and claim secrets, from the key kept in the database.
     secrets: Secrets,
+    /// Where single renewals are grouped; `None` in the group runners' own handle, which renews
+    /// whole groups.
+    renewal_groups: Option<RenewalGroups>,
 }
 
 impl PgStore {
@@ -336,12 +333,15 @@ impl PgStore {
             .build()
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         let key = create_schema(&pool).await?;
-        Ok(PgStore {
+        let mut store = PgStore {
             pool,
             limits,
             default_max_attempts: max_attempts.max(1),
             secrets: Secrets::new(key),
-        })
+            renewal_groups: None,
+        };
+        store.renewal_groups = Some(RenewalGroups::start(store.clone()));
+        Ok(store)
     }
 
     /// What lease and claim secrets are derived with.
@@ -481,39 +481,19 @@ impl PgStore {
 
     /// Renews a live grant to the full duration from now, keeping its token.
     ///
-    /// Renewing a live grant needs its secret ([`StoreError::BadLeaseSecret`] otherwise).
+    /// Renewing a live grant needs its secret ([`StoreError::BadLeaseSecret`] otherwise). The
+    /// renewal joins the next group of renewals ([`groups`]): one transaction and one commit for
+    /// all that arrive together, each answered as if alone.
     pub async fn renew(&self, req: &RenewRequest) -> Result<RenewReply, StoreError> {
-        let bare = RenewRequest {
-            lease_secret: None,
-            ..req.clone()
-        };
-        let request = format!("renew:{}", to_json(&bare)?);
-        let proven = self
-            .secrets
-            .lease_proof(&req.resource, req.lease_secret.clone())
-            .proves(req.token.get());
-        let duration_ms = self.limits.clamp(req.duration_ms);
-        let reply = self
-            .transact(|tx| {
-                Box::pin(renew_in(
-                    tx,
-                    bare.clone(),
-                    proven,
-                    request.clone(),
-                    duration_ms,
-                ))
-            })
-            .await?;
-        if let Some(reason) = reply.reason {
-            tracing::info!(
-                resource = %req.resource,
-                holder = %req.holder,
-                token = req.token.get(),
-                reason = reason.as_str(),
-                "renewal refused"
-            );
+        match &self.renewal_groups {
+            Some(groups) => groups.renew(req.clone()).await,
+            // The group runners' own handle: a group of one.
+            None => self
+                .renew_batch(std::slice::from_ref(req))
+                .await?
+                .pop()
+                .ok_or_else(|| StoreError::Corrupt("a renewal went unanswered".into()))?,
         }
-        Ok(reply)
     }
 
     /// Renews each of `reqs` as [`PgStore::renew`] would, in order, in one transaction (see
@@ -774,8 +754,8 @@ enum RenewDecision {
 }
 
 /// The renewal rules, given the resource's row as locked (`lease`), the outcome stored for this
-/// request's key if any, and the database clock read after the lock: [`renew_in`] and each
-/// element of [`renew_batch_in`].
+/// request's key if any, and the database clock read after the lock: each element of
+/// [`renew_batch_in`].
 fn decide_renewal(
     lease: Option<&LeaseRow>,
     stored: Option<RenewReply>,
@@ -791,51 +771,6 @@ fn decide_renewal(
     let live = lease.is_some_and(|l| l.live_for(now).is_some());
     let recorded = lease.map(LeaseRow::recorded);
     renewal::decide(recorded, req, live, proven, duration_ms).map(RenewDecision::Record)
-}
-
-async fn renew_in(
-    tx: &Tx,
-    req: RenewRequest,
-    proven: bool,
-    request: String,
-    duration_ms: u64,
-) -> Result<RenewReply, StoreError> {
-    let key = OutcomeKey::new(&req.resource, &req.holder, &req.request_id);
-    let lock = lock_lease_sql();
-    let [lease, stored, now] = take(
-        tx.pipeline(
-            &[
-                (&lock, &[&req.resource]),
-                (
-                    PREVIOUS_OUTCOME,
-                    &[&key.resource, &key.holder, &key.request_id],
-                ),
-                (NOW, &[]),
-            ],
-            false,
-        )
-        .await?,
-    )?;
-    let (lease, now) = (lease_from(&lease)?, now_from(&now)?);
-    let stored = outcome_from(&stored, &request)?;
-    match decide_renewal(lease.as_ref(), stored, &req, proven, now, duration_ms)? {
-        RenewDecision::Replay(reply) => Ok(reply),
-        RenewDecision::Record(reply) => {
-            let renewed = reply.renewed;
-            let reply = record_outcome(tx, &key, &request, reply).await?;
-            if renewed {
-                // From `now`, read after the lock: never earlier than a renewal that committed
-                // before this one, whose reply the holder may already have. Committed in the same
-                // round trip.
-                tx.pipeline(
-                    &[(RENEW, &[&req.resource, &to_i64(duration_ms), &now])],
-                    true,
-                )
-                .await?;
-            }
-            Ok(reply)
-        }
-    }
 }
 
 /// One element of a batch of renewals, as the transaction needs it.
@@ -870,8 +805,8 @@ fn stored_reply(first: &str, reply: &str, request: &str) -> Result<RenewReply, S
     serde_json::from_str(reply).map_err(|e| StoreError::Corrupt(format!("stored reply: {e}")))
 }
 
-/// Every renewal of a batch in one transaction, each judged by the rules of [`renew_in`] as if
-/// the elements had been sent one by one, in order, at the instant the transaction read the
+/// Every renewal of a batch in one transaction, each judged by the renewal rules as if the
+/// elements had been sent one by one, in order, at the instant the transaction read the
 /// database clock.
 ///
 /// The rows are locked first, all in one statement, in the order of their resource names, so two
