@@ -438,8 +438,8 @@ async fn limits(backend: Backend) {
     server.stop().await;
 }
 
-/// The hook that makes storage fail: on SQLite, recording a lease duration of 1,234 ms (a
-/// renewal's only write); on PostgreSQL, any idempotency record with the request id `boom`.
+/// The hook that makes storage fail: recording a lease duration of 1,234 ms, which only the
+/// batch's second renewal asks for.
 async fn fail_on_boom(backend: Backend, server: Server, db: &Path) -> Server {
     match backend {
         Backend::Sqlite => {
@@ -461,12 +461,12 @@ async fn fail_on_boom(backend: Backend, server: Server, db: &Path) -> Server {
             sql.batch_execute(
                 "CREATE FUNCTION fail_on_boom() RETURNS trigger LANGUAGE plpgsql AS $$
                  BEGIN
-                     IF NEW.request_id = 'boom' THEN
+                     IF NEW.duration_ms = 1234 THEN
                          RAISE EXCEPTION 'storage failure for the test';
                      END IF;
                      RETURN NEW;
                  END $$;
-                 CREATE TRIGGER fail_on_boom BEFORE INSERT ON lease_outcomes
+                 CREATE TRIGGER fail_on_boom BEFORE UPDATE ON lease_registry
                  FOR EACH ROW EXECUTE FUNCTION fail_on_boom();",
             )
             .await

@@ -24,7 +24,7 @@
 mod groups;
 mod queues;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,7 +45,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
 use self::groups::RenewalGroups;
-use crate::renewal;
+use crate::renewal::{self, RecentRenewals};
 use crate::replay::{self, LiveGrant};
 use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
 use crate::store::{
@@ -68,6 +68,10 @@ const SCHEMA_LOCK_KEY: i64 = 0x7465_6e75_7265;
 /// a 2-core machine, 64 connections renewed no faster than 16 (1,345/s against 1,758/s). 16 also
 /// leaves room under PostgreSQL's default 100 connections for several grantor processes.
 const POOL_SIZE: usize = 16;
+
+/// How many resources' latest renewals a grantor process remembers for retries: about 200 bytes
+/// each, so at most some 50 MB; a forgotten one only makes its retry be judged afresh.
+const RECENT_RENEWALS_KEPT: usize = 262_144;
 
 /// How long a request waits for a pooled connection, or for a new one, before failing with
 /// `storage_unavailable`.
@@ -296,6 +300,10 @@ pub struct PgStore {
     /// Where single renewals are grouped; `None` in the group runners' own handle, which renews
     /// whole groups.
     renewal_groups: Option<RenewalGroups>,
+    /// This process's latest renewal of each resource, for answering retries: renewal outcomes
+    /// are not written to the database (see [`RecentRenewals`]). A retry that reaches another
+    /// grantor process is judged afresh, which is safe.
+    recent_renewals: Arc<std::sync::Mutex<RecentRenewals>>,
 }
 
 impl PgStore {
@@ -339,9 +347,20 @@ impl PgStore {
             default_max_attempts: max_attempts.max(1),
             secrets: Secrets::new(key),
             renewal_groups: None,
+            recent_renewals: Arc::new(std::sync::Mutex::new(RecentRenewals::new(
+                RECENT_RENEWALS_KEPT,
+            ))),
         };
         store.renewal_groups = Some(RenewalGroups::start(store.clone()));
         Ok(store)
+    }
+
+    /// This process's latest renewals. A panic while it was held left it as it was, at worst
+    /// missing one record, which only makes a retry be judged afresh.
+    fn recent(&self) -> std::sync::MutexGuard<'_, RecentRenewals> {
+        self.recent_renewals
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// What lease and claim secrets are derived with.
@@ -521,13 +540,35 @@ impl PgStore {
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
+        // The outcomes this process remembers for these keys, read before the transaction: a
+        // renewal in flight meanwhile is not among them, and its retry is judged afresh.
+        let remembered: HashMap<OwnedKey, (String, String)> = {
+            let recent = self.recent();
+            elements
+                .iter()
+                .filter_map(|e| {
+                    let (request, reply) =
+                        recent.get(&e.req.resource, &e.req.holder, &e.req.request_id)?;
+                    Some((owned_key(&e.req), (request.to_owned(), reply.to_owned())))
+                })
+                .collect()
+        };
         let elements = Arc::new(elements);
+        let remembered = Arc::new(remembered);
         let results = self
             .transact(|tx| {
-                let elements = Arc::clone(&elements);
-                Box::pin(async move { renew_batch_in(tx, &elements).await })
+                let (elements, remembered) = (Arc::clone(&elements), Arc::clone(&remembered));
+                Box::pin(async move { renew_batch_in(tx, &elements, &remembered).await })
             })
             .await?;
+        {
+            let mut recent = self.recent();
+            for (element, result) in elements.iter().zip(&results) {
+                if let Ok(reply) = result {
+                    recent.record(&element.req, element.request.clone(), to_json(reply)?);
+                }
+            }
+        }
         for (req, result) in reqs.iter().zip(&results) {
             if let Ok(RenewReply {
                 reason: Some(reason),
@@ -817,6 +858,7 @@ fn stored_reply(first: &str, reply: &str, request: &str) -> Result<RenewReply, S
 async fn renew_batch_in(
     tx: &Tx,
     elements: &[BatchElement],
+    remembered: &HashMap<OwnedKey, (String, String)>,
 ) -> Result<Vec<Result<RenewReply, StoreError>>, StoreError> {
     let resources: Vec<&str> = elements
         .iter()
@@ -857,6 +899,8 @@ async fn renew_batch_in(
     for row in &locked {
         leases.insert(row.try_get::<_, String>(6)?, LeaseRow::read(row)?);
     }
+    // Outcomes in the database are those of grants (an id reused for a renewal is refused) and
+    // of renewals by grantors before this build; then what this process remembers.
     let mut stored: HashMap<OwnedKey, (String, String)> = HashMap::new();
     for row in &outcomes {
         stored.insert(
@@ -864,13 +908,13 @@ async fn renew_batch_in(
             (row.try_get(3)?, row.try_get(4)?),
         );
     }
+    stored.extend(remembered.iter().map(|(k, v)| (k.clone(), v.clone())));
     let now = now_from(&now)?;
 
     let mut results = Vec::with_capacity(elements.len());
     // The last renewal of each resource, and the outcomes to record, in order.
     let mut extend: HashMap<&str, u64> = HashMap::new();
-    let mut recorded: Vec<(usize, String)> = Vec::new();
-    for (index, element) in elements.iter().enumerate() {
+    for element in elements {
         let req = &element.req;
         let key = owned_key(req);
         let previous = stored
@@ -900,7 +944,6 @@ async fn renew_batch_in(
                 let text = to_json(&reply)?;
                 // A later element with the same key is a retry of this one.
                 stored.insert(key, (element.request.clone(), text.clone()));
-                recorded.push((index, text));
                 results.push(Ok(reply));
             }
             Err(e) if e.is_request_error() => results.push(Err(e)),
@@ -908,9 +951,6 @@ async fn renew_batch_in(
         }
     }
 
-    if !recorded.is_empty() {
-        record_batch_outcomes(tx, elements, &recorded, &mut results).await?;
-    }
     if !extend.is_empty() {
         let (names, durations): (Vec<&str>, Vec<i64>) =
             extend.iter().map(|(r, d)| (*r, to_i64(*d))).unzip();
@@ -929,90 +969,6 @@ async fn renew_batch_in(
         .await?;
     }
     Ok(results)
-}
-
-/// Stores the outcomes of a batch's `recorded` elements (index, reply text) for retries, and
-/// prunes as [`record_outcome`] does. An element whose key a concurrent request stored first gets
-/// that request's outcome in `results` instead.
-async fn record_batch_outcomes(
-    tx: &Tx,
-    elements: &[BatchElement],
-    recorded: &[(usize, String)],
-    results: &mut [Result<RenewReply, StoreError>],
-) -> Result<(), StoreError> {
-    let pick = |f: fn(&BatchElement) -> &str| -> Vec<&str> {
-        recorded.iter().map(|(i, _)| f(&elements[*i])).collect()
-    };
-    let (res, holders, ids, requests) = (
-        pick(|e| &e.req.resource),
-        pick(|e| &e.req.holder),
-        pick(|e| &e.req.request_id),
-        pick(|e| &e.request),
-    );
-    let replies: Vec<&str> = recorded.iter().map(|(_, text)| text.as_str()).collect();
-    let mut inserted = HashSet::new();
-    let mut prune = BTreeSet::new();
-    for row in query(
-        tx,
-        "INSERT INTO lease_outcomes (resource, holder, request_id, request, reply)
-         SELECT resource, holder, request_id, request, reply
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-              WITH ORDINALITY AS o(resource, holder, request_id, request, reply, n)
-         ORDER BY n
-         ON CONFLICT (resource, holder, request_id) DO NOTHING
-         RETURNING resource, holder, request_id, seq",
-        &[&res, &holders, &ids, &requests, &replies],
-    )
-    .await?
-    {
-        let key: OwnedKey = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
-        if prunes_after(row.try_get(3)?) {
-            prune.insert(key.0.clone());
-        }
-        inserted.insert(key);
-    }
-    if inserted.len() < recorded.len() {
-        // A concurrent request with the same key stored its outcome first: possible only for a
-        // resource with no row to lock, where it refused as this batch did. Its record stands, as
-        // with a single renewal, for every element of this batch with that key.
-        let lost: HashSet<OwnedKey> = recorded
-            .iter()
-            .map(|(i, _)| owned_key(&elements[*i].req))
-            .filter(|key| !inserted.contains(key))
-            .collect();
-        for (index, element) in elements.iter().enumerate() {
-            if !lost.contains(&owned_key(&element.req)) {
-                continue;
-            }
-            let req = &element.req;
-            let key = OutcomeKey::new(&req.resource, &req.holder, &req.request_id);
-            results[index] = match previous_outcome(tx, &key, &element.request).await {
-                Ok(Some(reply)) => Ok(reply),
-                Ok(None) => {
-                    return Err(StoreError::Corrupt(
-                        "an outcome conflicted but cannot be read".into(),
-                    ))
-                }
-                Err(e) if e.is_request_error() => Err(e),
-                Err(e) => return Err(e),
-            };
-        }
-    }
-    if !prune.is_empty() {
-        let touched: Vec<String> = prune.into_iter().collect();
-        query(
-            tx,
-            "DELETE FROM lease_outcomes AS o
-             USING (SELECT t.resource,
-                           (SELECT seq FROM lease_outcomes WHERE resource = t.resource
-                            ORDER BY seq DESC LIMIT 1 OFFSET $2) AS cutoff
-                    FROM unnest($1::text[]) AS t(resource)) AS c
-             WHERE o.resource = c.resource AND o.seq <= c.cutoff",
-            &[&touched, &i64::from(OUTCOMES_KEPT_PER_RESOURCE)],
-        )
-        .await?;
-    }
-    Ok(())
 }
 
 async fn release_in(tx: &Tx, req: ReleaseRequest, proven: bool) -> Result<bool, StoreError> {
