@@ -12,6 +12,7 @@ import { measureSizes } from "./size.mjs";
 import { startEtcd } from "../tests/js/support/etcd.mjs";
 import { startPostgres } from "../tests/js/support/postgres.mjs";
 import { measureBullmq } from "./bullmq.mjs";
+import { childPid, formatSyncs, formatUs, measureLoadgen, postmasterPid, processTreeOf, singleProcess } from "./server-cost.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.argv.includes("--quick");
@@ -74,16 +75,42 @@ log("package size");
 
 // c, d. Grantor throughput against etcd and BullMQ, every figure from the native load generator
 // (`target/release/loadgen`: one closed loop per connection, one request in flight on each), so
-// a ratio compares servers, not clients; each server measured in this run.
+// a ratio compares servers, not clients; each server measured in this run. Each throughput figure
+// also gives, over the same counted window, the server's CPU time per operation (utime + stime of
+// /proc/<pid>/stat: the grantor process, which holds SQLite; for PostgreSQL also every process of
+// the cluster, the postmaster and its children; etcd; redis-server) and the generator's own
+// (`generatorCpuUsPerOp`; for BullMQ the Node client's), so that a reader sees which side was busy.
+// Sync calls per operation (fsync, fdatasync, sync_file_range, msync, counted by strace over a
+// counted window) come from short runs of their own, as tracing slows the server down.
 log("grantor and etcd throughput (loadgen)");
 {
   const seconds = quick ? 3 : 10;
-  const loadgen = async (mode, url, args = []) => {
-    const out = await run(LOADGEN_BIN, [mode, "--url", url, "--seconds", String(seconds), ...args]);
-    return JSON.parse(out.trim().split("\n").at(-1));
+  const traceSeconds = 3;
+  /** One loadgen run; `servers` (`[label, server]` pairs) are the processes whose CPU is read. */
+  const loadgen = (mode, url, args = [], servers = []) =>
+    measureLoadgen(LOADGEN_BIN, [mode, "--url", url, "--seconds", String(seconds), ...args], { cwd: repo, servers: servers.map(([, server]) => server) })
+      .then((figures) => ({ ...figures, labels: servers.map(([label]) => label) }));
+  /** The sync calls per operation of `pids` over a 3 s run at 16 connections, strace attached. */
+  const syncsPerOp = async (mode, url, pids, args = []) => {
+    const figures = await measureLoadgen(
+      LOADGEN_BIN,
+      [mode, "--url", url, "--seconds", String(traceSeconds), "--warmup-seconds", "2", ...connections(16), ...args],
+      { cwd: repo, trace: pids },
+    );
+    return { ...figures, text: formatSyncs(figures.syncs, figures.ops), perOp: figures.syncs.total / figures.ops };
+  };
+  const count = (n) => Math.round(n).toLocaleString("en-US");
+  const cost = (figures) => {
+    const [label] = figures.labels;
+    const total = figures.serverCpuUsPerOp.reduce((sum, us) => sum + us, 0);
+    const parts = figures.labels.length > 1 ? `: ${figures.labels.map((name, i) => `${name} ${formatUs(figures.serverCpuUsPerOp[i])}`).join(" + ")}` : ` (${label})`;
+    return `server ${formatUs(total)} µs CPU/op${parts}, generator ${formatUs(figures.generatorCpuUsPerOp)} µs/op`;
   };
   const perSecond = (figures, unit) =>
-    `${Math.round(figures.opsPerSecond)} ${unit}/s (p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms)`;
+    `${count(figures.opsPerSecond)} ${unit}/s (p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms; ${cost(figures)})`;
+  const bullmqRate = (b) =>
+    `${count(b.jobsPerSecond)} jobs/s (server ${formatUs(b.serverCpuUsPerOp)} µs CPU/op (redis-server), BullMQ client ${formatUs(b.clientCpuUsPerOp)} µs/op)`;
+  const syncRatio = (ours, theirs) => (theirs > 0 ? ours / theirs : null);
   const atLeast = (ratio) => `≥ 1.0x: ${verdict(ratio >= 1)}`;
   const within = (ratio) => `within 20%: ${verdict(ratio >= 0.8 && ratio <= 1.25)}`;
   const connections = (n) => ["--connections", String(n)];
@@ -94,57 +121,83 @@ log("grantor and etcd throughput (loadgen)");
   // The baselines first: etcd (keepalive and acquire) and BullMQ, at each concurrency.
   const etcdRenew = {};
   let etcdAcquire;
+  let etcdSyncs;
   {
     const etcd = await startEtcd();
     try {
-      for (const n of CONCURRENCY) etcdRenew[n] = await loadgen("etcd-keepalive", etcd.url, connections(n));
-      etcdAcquire = await loadgen("etcd-acquire", etcd.url, connections(16));
+      const server = [["etcd", singleProcess(etcd.pid)]];
+      for (const n of CONCURRENCY) etcdRenew[n] = await loadgen("etcd-keepalive", etcd.url, connections(n), server);
+      etcdAcquire = await loadgen("etcd-acquire", etcd.url, connections(16), server);
+      etcdSyncs = await syncsPerOp("etcd-keepalive", etcd.url, [etcd.pid]);
     } finally {
       await etcd.cleanup();
     }
   }
+  const bullmqJobs = quick ? 30_000 : 150_000;
   const bullmq = {};
-  for (const n of CONCURRENCY) bullmq[n] = await measureBullmq({ concurrency: n, seconds, jobs: quick ? 30_000 : 150_000 });
+  for (const n of CONCURRENCY) bullmq[n] = await measureBullmq({ concurrency: n, seconds, jobs: bullmqJobs });
+  const bullmqTraced = await measureBullmq({ concurrency: 16, seconds: traceSeconds, jobs: bullmqJobs, traceSyncs: true });
+  const bullmqSyncs = { text: formatSyncs(bullmqTraced.syncs, bullmqTraced.completed), perOp: bullmqTraced.syncs.total / bullmqTraced.completed };
+  const etcdSyncBaseline = `${etcdSyncs.text}: ${etcdVersion} lease keepalive`;
+  const bullmqSyncBaseline = `${bullmqSyncs.text}: BullMQ ${bullmqTraced.version}, one Worker of concurrency 16, Redis appendfsync always`;
 
   const postgres = await startPostgres();
   try {
+    // The whole cluster: the postmaster and every process under it (checkpointer, walwriter,
+    // backends…), listed again at each reading; see `cpuUsBetween` for processes that come and go.
+    const postmaster = postmasterPid(postgres.port);
+    const cluster = processTreeOf(postmaster);
     // One store after the other: each starts on an empty SQLite file or PostgreSQL database.
     const stores = [
       { name: "SQLite", database: async () => undefined },
       { name: "PostgreSQL", database: () => postgres.createDatabase() },
     ];
+    /** The processes whose CPU a grantor row reads, and those whose sync calls it counts. */
+    const serversOf = (store) => {
+      const grantor = singleProcess(childPid("tenure-grantor"));
+      return store.name === "SQLite" ? [["grantor with SQLite", grantor]] : [["grantor", grantor], ["PostgreSQL", cluster]];
+    };
+    const syncersOf = (store) => (store.name === "SQLite" ? [childPid("tenure-grantor")] : cluster.pids());
     const queued = quick ? 20_000 : 100_000;
     for (const store of stores) {
       const grantor = await startGrantor({ postgres: await store.database() });
       try {
+        const servers = serversOf(store);
         for (const n of CONCURRENCY) {
-          const renew = await loadgen("grantor-renew", grantor.url, connections(n));
+          const renew = await loadgen("grantor-renew", grantor.url, connections(n), servers);
           const ratio = renew.opsPerSecond / etcdRenew[n].opsPerSecond;
           row(`grantor renewals (${store.name}), one per request, ${n} connections`, perSecond(renew, "renewals"), `${perSecond(etcdRenew[n], "renewals")}: ${etcdVersion} lease keepalive, JSON gateway`, ratio, atLeast(ratio));
         }
-        const acquire = await loadgen("grantor-acquire", grantor.url, connections(16));
+        const acquire = await loadgen("grantor-acquire", grantor.url, connections(16), servers);
         const acquireRatio = acquire.opsPerSecond / etcdAcquire.opsPerSecond;
         row(`grantor acquires (${store.name}), 16 connections`, perSecond(acquire, "grants"), `${perSecond(etcdAcquire, "acquires")}: ${etcdVersion} lease grant + put-if-absent`, acquireRatio, atLeast(acquireRatio));
-        if (store.name === "SQLite") {
-          const batch = await loadgen("grantor-batch", grantor.url, [...connections(16), "--batch", "1000"]);
-          const batchRatio = batch.opsPerSecond / etcdRenew[16].opsPerSecond;
-          row("grantor renewals (SQLite), batches of 1,000, 16 connections", perSecond(batch, "renewals"), `${perSecond(etcdRenew[16], "renewals")}: ${etcdVersion} lease keepalive`, batchRatio, atLeast(batchRatio));
-        }
+        const batch = await loadgen("grantor-batch", grantor.url, [...connections(16), "--batch", "1000"], servers);
+        const batchRatio = batch.opsPerSecond / etcdRenew[16].opsPerSecond;
+        row(`grantor renewals (${store.name}), batches of 1,000, 16 connections`, perSecond(batch, "renewals"), `${perSecond(etcdRenew[16], "renewals")}: ${etcdVersion} lease keepalive`, batchRatio, atLeast(batchRatio));
         // Claim + complete with claimNext: one round trip per item, against a queue filled for
         // the run (enough that it never runs dry: 1,000 would last under a second, and loadgen
         // refuses to count a dry queue), then against one of 1,000,000.
         const small = {};
         for (const n of CONCURRENCY) {
-          small[n] = await loadgen("grantor-claims", grantor.url, [...connections(n), "--next", "--items", String(queued)]);
+          small[n] = await loadgen("grantor-claims", grantor.url, [...connections(n), "--next", "--items", String(queued)], servers);
           const ratio = small[n].opsPerSecond / bullmq[n].jobsPerSecond;
-          row(`claim + complete (${store.name}), claimNext, ${n} connections`, perSecond(small[n], "items"), `${Math.round(bullmq[n].jobsPerSecond)} jobs/s: BullMQ ${bullmq[n].version}, one Worker of concurrency ${n}, Redis appendfsync always`, ratio, atLeast(ratio));
+          row(`claim + complete (${store.name}), claimNext, ${n} connections`, perSecond(small[n], "items"), `${bullmqRate(bullmq[n])}: BullMQ ${bullmq[n].version}, one Worker of concurrency ${n}, Redis appendfsync always`, ratio, atLeast(ratio));
         }
+        // Sync calls per operation, strace attached: renewals, then claims from a queue filled
+        // beforehand (so that enqueueing's commits fall outside the counted window).
+        const renewSyncs = await syncsPerOp("grantor-renew", grantor.url, syncersOf(store));
+        row(`fsyncs per renewal (${store.name}), one per request, 16 connections, strace attached`, renewSyncs.text, etcdSyncBaseline, syncRatio(renewSyncs.perOp, etcdSyncs.perOp));
+        const traceQueue = `bench-traced-${store.name}`;
+        const traceItems = Math.max(queued, Math.ceil(small[16].opsPerSecond * (traceSeconds + 2) * 1.5));
+        await run(LOADGEN_BIN, ["grantor-enqueue", "--url", grantor.url, "--queue", traceQueue, "--items", String(traceItems)]);
+        const claimSyncs = await syncsPerOp("grantor-claims", grantor.url, syncersOf(store), ["--next", "--queue", traceQueue, "--no-enqueue"]);
+        row(`fsyncs per claim + complete (${store.name}), claimNext, 16 connections, strace attached`, claimSyncs.text, bullmqSyncBaseline, syncRatio(claimSyncs.perOp, bullmqSyncs.perOp));
         if (!quick) {
           const queue = "bench-deep";
           await run(LOADGEN_BIN, ["grantor-enqueue", "--url", grantor.url, "--queue", queue, "--items", "1000000"]);
-          const deep = await loadgen("grantor-claims", grantor.url, [...connections(16), "--next", "--queue", queue, "--no-enqueue"]);
+          const deep = await loadgen("grantor-claims", grantor.url, [...connections(16), "--next", "--queue", queue, "--no-enqueue"], servers);
           const ratio = deep.opsPerSecond / small[16].opsPerSecond;
-          row(`claim + complete (${store.name}), claimNext, 1,000,000 queued, 16 connections`, perSecond(deep, "items"), `${perSecond(small[16], "items")}: the same with ${queued} queued`, ratio, within(ratio));
+          row(`claim + complete (${store.name}), claimNext, 1,000,000 queued, 16 connections`, perSecond(deep, "items"), `${perSecond(small[16], "items")}: the same with ${count(queued)} queued`, ratio, within(ratio));
         }
       } finally {
         await grantor.stop();
@@ -165,9 +218,10 @@ log("grantor and etcd throughput (loadgen)");
           await run(LOADGEN_BIN, [...preload, "--leases", String(leases)]);
           grantor = await grantor.restart();
           try {
+            const servers = serversOf(store);
             figures[leases] = {
-              acquire: await loadgen("grantor-acquire", grantor.url, connections(16)),
-              renew: await loadgen("grantor-renew", grantor.url, connections(16)),
+              acquire: await loadgen("grantor-acquire", grantor.url, connections(16), servers),
+              renew: await loadgen("grantor-renew", grantor.url, connections(16), servers),
             };
           } finally {
             await grantor.stop();
