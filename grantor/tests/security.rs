@@ -14,6 +14,7 @@ use common::{grant, Backend, Process, Server};
 use reqwest::header::AUTHORIZATION;
 use serde_json::{json, Value};
 use tenure_grantor::auth::{parse_keys, sha256_hex, KeyRing};
+use tenure_grantor::ConnectionLimits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -788,6 +789,175 @@ async fn slow_clients_are_cut_off() {
     // Nothing was granted, and the grantor still serves everyone else.
     let (status, free) = server.get("/v1/status?resource=slow").await;
     assert_eq!((status, &free["holder"]), (200, &Value::Null));
+    server.stop().await;
+}
+
+/// One keep-alive request on `stream`; returns the reply's status line.
+async fn status_post(stream: &mut TcpStream, path: &str, body: &str) -> String {
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: grantor\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // The grantor's replies are small and carry Content-Length: read until the whole body came.
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk))
+            .await
+            .expect("a reply")
+            .unwrap();
+        assert!(n > 0, "the grantor closed the connection");
+        reply.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&reply).to_ascii_lowercase();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: "))
+                .and_then(|l| l.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if reply.len() >= end + 4 + length {
+                return text.lines().next().unwrap_or("").to_owned();
+            }
+        }
+    }
+}
+
+/// Whether the grantor closed `stream` within `within` (reading and discarding what it sent).
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut sink = Vec::new();
+    tokio::time::timeout(within, stream.read_to_end(&mut sink))
+        .await
+        .is_ok()
+}
+
+#[tokio::test]
+async fn a_flood_of_connections_displaces_only_itself() {
+    let server = Server::start(|c| {
+        c.connections = ConnectionLimits {
+            max_total: 4,
+            max_per_address: 4,
+            ..ConnectionLimits::default()
+        };
+    })
+    .await;
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let status = grant("flood", "h", 5_000, "1").to_string();
+    // A holder's connection proves itself with a request.
+    let mut holder = TcpStream::connect(&address).await.unwrap();
+    assert!(status_post(&mut holder, "/v1/grant", &status)
+        .await
+        .contains("200"));
+    // Connections that never send a request fill the other places, and more keep coming.
+    let mut flood = Vec::new();
+    for _ in 0..10 {
+        flood.push(TcpStream::connect(&address).await.unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The oldest of them were closed to make room; the newest three are open.
+    for stream in &mut flood[..7] {
+        assert!(
+            closed_within(stream, Duration::from_secs(5)).await,
+            "an old idle connection stayed open"
+        );
+    }
+    // The holder's connection was kept, and still serves it.
+    let status = json!({"resource": "flood"}).to_string();
+    assert!(status_post(&mut holder, "/v1/status", &status)
+        .await
+        .contains("200"));
+    // A new client gets in (closing an idle one), and once proven it is kept too.
+    let mut newcomer = TcpStream::connect(&address).await.unwrap();
+    assert!(status_post(&mut newcomer, "/v1/status", &status)
+        .await
+        .contains("200"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn when_every_connection_is_proven_a_new_one_is_refused() {
+    let server = Server::start(|c| {
+        c.connections = ConnectionLimits {
+            max_total: 2,
+            ..ConnectionLimits::default()
+        };
+    })
+    .await;
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let status = json!({"resource": "full"}).to_string();
+    let mut first = TcpStream::connect(&address).await.unwrap();
+    let mut second = TcpStream::connect(&address).await.unwrap();
+    assert!(status_post(&mut first, "/v1/status", &status)
+        .await
+        .contains("200"));
+    assert!(status_post(&mut second, "/v1/status", &status)
+        .await
+        .contains("200"));
+    let mut third = TcpStream::connect(&address).await.unwrap();
+    assert!(
+        closed_within(&mut third, Duration::from_secs(5)).await,
+        "a third connection was served"
+    );
+    assert!(status_post(&mut first, "/v1/status", &status)
+        .await
+        .contains("200"));
+    drop(second);
+    // The place the closed connection held is free again (the grantor notices the close).
+    let mut admitted = false;
+    for _ in 0..50 {
+        let mut next = TcpStream::connect(&address).await.unwrap();
+        next.write_all(format!("POST /v1/status HTTP/1.1\r\nHost: g\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{status}", status.len()).as_bytes()).await.unwrap();
+        let mut reply = [0u8; 12];
+        if let Ok(Ok(12)) =
+            tokio::time::timeout(Duration::from_secs(1), next.read_exact(&mut reply)).await
+        {
+            admitted = reply.starts_with(b"HTTP/1.1 200");
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(admitted, "no connection was admitted after one closed");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_reader_that_does_not_read_is_cut_off() {
+    let server = Server::start(|c| {
+        c.connections = ConnectionLimits {
+            write_stall: Duration::from_millis(300),
+            ..ConnectionLimits::default()
+        };
+    })
+    .await;
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let stream = TcpStream::connect(&address).await.unwrap();
+    // Pipelined requests whose replies are never read: once the socket buffers are full, the
+    // grantor's writes stall, and it closes the connection.
+    let body = json!({"resource": "slow-read"}).to_string();
+    let request = format!(
+        "POST /v1/status HTTP/1.1\r\nHost: grantor\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (_reader, mut writer) = stream.into_split();
+    let started = Instant::now();
+    let mut closed = false;
+    while started.elapsed() < Duration::from_secs(30) {
+        if writer
+            .write_all(request.repeat(64).as_bytes())
+            .await
+            .is_err()
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(
+        closed,
+        "the grantor kept writing to a peer that does not read"
+    );
+    // Everyone else is served as usual.
+    let (status, _) = server.get("/v1/status?resource=slow-read").await;
+    assert_eq!(status, 200);
     server.stop().await;
 }
 
