@@ -942,13 +942,20 @@ async fn a_reader_that_does_not_read_is_cut_off() {
     let started = Instant::now();
     let mut closed = false;
     while started.elapsed() < Duration::from_secs(30) {
-        if writer
-            .write_all(request.repeat(64).as_bytes())
-            .await
-            .is_err()
-        {
-            closed = true;
-            break;
+        // A write blocks once the grantor stops reading; it must fail (closed) rather than hang.
+        let pipelined = request.repeat(64);
+        let written = tokio::time::timeout(
+            Duration::from_secs(30),
+            writer.write_all(pipelined.as_bytes()),
+        )
+        .await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                closed = true;
+                break;
+            }
+            Err(_) => break,
         }
     }
     assert!(
