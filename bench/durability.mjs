@@ -454,11 +454,23 @@ export function checkInvariants({ calls, acquisitions, writes, probes, restarts,
       if (last !== null && last.holder !== b.holder && b.grant.sentAt < last.believedUntil) sendWindowOverlaps += 1;
       if (last === null || b.believedUntil > last.believedUntil) last = b;
     }
+    // When A's holder was granted the resource again (a later token, before B's) and released that
+    // grant, the lease ended there: the re-grant replaced A at the grantor, so A's promises and
+    // A's hold through a restart end with it (the re-grant is checked in its own right).
+    const endedByRegrant = (a, b) =>
+      list.some(
+        (c) =>
+          c.holder === a.holder &&
+          c.token > a.token &&
+          c.token < b.token &&
+          c.releaseSentAt !== null &&
+          c.releaseSentAt < b.grant.receivedAt,
+      );
     // (b) At the grantor: a grant to B arrives only after every confirmed promise to an earlier
     // grant A of another holder could have run out (its send + duration), unless A released first.
     for (const b of list) {
       for (const a of list) {
-        if (a.holder === b.holder || a.token >= b.token) continue;
+        if (a.holder === b.holder || a.token >= b.token || endedByRegrant(a, b)) continue;
         for (const x of a.confirmed) {
           let earliestEnd = x.sentAt + x.reply.durationMs;
           if (a.releaseSentAt !== null) earliestEnd = Math.min(earliestEnd, a.releaseSentAt);
@@ -480,6 +492,7 @@ export function checkInvariants({ calls, acquisitions, writes, probes, restarts,
           if (b.holder === a.holder || b.token <= a.token) continue;
           if (b.grant.receivedAt <= restart.spawnAt || b.grant.receivedAt >= heldUntil) continue;
           if (a.releaseSentAt !== null && a.releaseSentAt < b.grant.receivedAt) continue;
+          if (endedByRegrant(a, b)) continue;
           note(problems.overlap, `${resource}: ${b.holder} granted ${b.token} ${(heldUntil - b.grant.receivedAt).toFixed(0)} ms into ${a.holder}'s lease on ${a.token}, held through the restart at ${restart.spawnAt.toFixed(0)}`);
         }
       }
