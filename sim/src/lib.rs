@@ -45,9 +45,9 @@ pub mod world;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+pub use grantor::RestartRule;
 pub use invariants::{Invariant, Violation};
 pub use tenure::core::Mutation;
-pub use grantor::RestartRule;
 pub use world::{run, run_with_restart_rule, Outcome};
 
 /// What a range of seeds did.

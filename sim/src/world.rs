@@ -134,11 +134,7 @@ pub fn run(seed: u64, mutation: Option<Mutation>) -> Outcome {
 
 /// [`run`] with a grantor that restarts by `rule`: the broken rule is the grantor's own
 /// deliberately broken variant, which the simulation must catch.
-pub fn run_with_restart_rule(
-    seed: u64,
-    mutation: Option<Mutation>,
-    rule: RestartRule,
-) -> Outcome {
+pub fn run_with_restart_rule(seed: u64, mutation: Option<Mutation>, rule: RestartRule) -> Outcome {
     let mut world = World::new(seed, mutation, rule);
     world.run();
     let details = world.violation.as_ref().map(|_| {
