@@ -2,8 +2,6 @@
 //! records for its resource. The stores differ only in how they know time (SQLite's monotonic
 //! clock in memory, PostgreSQL's clock in the database) and how they write; the decision is here.
 
-use std::collections::{HashMap, VecDeque};
-
 use tenure::protocol::{RenewRefusal, RenewReply, RenewRequest};
 
 use crate::replay::{self, LiveGrant};
@@ -78,64 +76,4 @@ pub fn replayed(
         return Err(StoreError::BadLeaseSecret);
     }
     Ok(reply)
-}
-
-/// The latest renewals of a store's resources, kept in memory to answer their retries: renewal
-/// outcomes need not be stored durably, because a renewal judged afresh is always safe (it
-/// extends a live grant from the retry, never past what the grantor holds, or refuses), so a
-/// retry whose outcome was forgotten (an older renewal, or any after a restart) is judged
-/// afresh. `docs/protocol.md` (Idempotency) states the rule.
-///
-/// At most `capacity` resources are remembered; past that the resource recorded first is
-/// forgotten first.
-pub struct RecentRenewals {
-    latest: HashMap<String, Recent>,
-    order: VecDeque<String>,
-    capacity: usize,
-}
-
-/// One resource's latest renewal: who sent it, its id, its request text and its reply as JSON.
-struct Recent {
-    holder: String,
-    request_id: String,
-    request: String,
-    reply: String,
-}
-
-impl RecentRenewals {
-    /// Remembers up to `capacity` resources.
-    pub fn new(capacity: usize) -> RecentRenewals {
-        RecentRenewals {
-            latest: HashMap::new(),
-            order: VecDeque::new(),
-            capacity,
-        }
-    }
-
-    /// The latest renewal of `resource` if it was `holder`'s with `request_id`: its request text
-    /// and its reply as JSON.
-    pub fn get(&self, resource: &str, holder: &str, request_id: &str) -> Option<(&str, &str)> {
-        self.latest
-            .get(resource)
-            .filter(|r| r.holder == holder && r.request_id == request_id)
-            .map(|r| (r.request.as_str(), r.reply.as_str()))
-    }
-
-    /// Records `reply` (JSON) as the latest renewal of `req`'s resource, `request` its text.
-    pub fn record(&mut self, req: &RenewRequest, request: String, reply: String) {
-        let recent = Recent {
-            holder: req.holder.clone(),
-            request_id: req.request_id.clone(),
-            request,
-            reply,
-        };
-        if self.latest.insert(req.resource.clone(), recent).is_none() {
-            self.order.push_back(req.resource.clone());
-        }
-        while self.order.len() > self.capacity {
-            if let Some(oldest) = self.order.pop_front() {
-                self.latest.remove(&oldest);
-            }
-        }
-    }
 }

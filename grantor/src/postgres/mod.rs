@@ -45,7 +45,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
 use self::groups::RenewalGroups;
-use crate::renewal::{self, RecentRenewals};
+use crate::renewal;
 use crate::replay::{self, LiveGrant};
 use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
 use crate::store::{
@@ -68,10 +68,6 @@ const SCHEMA_LOCK_KEY: i64 = 0x7465_6e75_7265;
 /// a 2-core machine, 64 connections renewed no faster than 16 (1,345/s against 1,758/s). 16 also
 /// leaves room under PostgreSQL's default 100 connections for several grantor processes.
 const POOL_SIZE: usize = 16;
-
-/// How many resources' latest renewals a grantor process remembers for retries: about 200 bytes
-/// each, so at most some 50 MB; a forgotten one only makes its retry be judged afresh.
-const RECENT_RENEWALS_KEPT: usize = 262_144;
 
 /// How long a request waits for a pooled connection, or for a new one, before failing with
 /// `storage_unavailable`.
@@ -112,6 +108,11 @@ CREATE TABLE IF NOT EXISTS lease_registry (
     revoked_token  BIGINT,
     revoked_holder TEXT
 );
+
+-- The latest renewal's outcome, for answering a retry of it on any grantor process:
+-- JSON {holder, requestId, request, reply}. Written by the renewal's own UPDATE, so recording it
+-- costs no statement of its own (renewal outcomes are not kept in lease_outcomes).
+ALTER TABLE lease_registry ADD COLUMN IF NOT EXISTS last_renewal TEXT;
 
 CREATE TABLE IF NOT EXISTS lease_outcomes (
     seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -240,11 +241,27 @@ struct LeaseRow {
     expires_at: Option<SystemTime>,
     revoked_token: Option<u64>,
     revoked_holder: Option<String>,
+    /// The latest successful renewal, as JSON [`LatestRenewal`].
+    last_renewal: Option<String>,
+}
+
+/// The latest successful renewal of a lease, kept in its row for answering a retry of it: a
+/// retry of an older renewal, or of a refused one, is judged afresh, which is safe (see
+/// `docs/protocol.md`, Idempotency).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LatestRenewal {
+    holder: String,
+    request_id: String,
+    /// The request as first received, to tell a true retry from a reused id.
+    request: String,
+    /// The reply, as JSON.
+    reply: String,
 }
 
 impl LeaseRow {
     const COLUMNS: &'static str =
-        "token, holder_id, state, expires_at, revoked_token, revoked_holder";
+        "token, holder_id, state, expires_at, revoked_token, revoked_holder, last_renewal";
 
     fn read(row: &Row) -> Result<LeaseRow, StoreError> {
         Ok(LeaseRow {
@@ -257,6 +274,7 @@ impl LeaseRow {
                 .map(from_i64)
                 .transpose()?,
             revoked_holder: row.try_get(5)?,
+            last_renewal: row.try_get(6)?,
         })
     }
 
@@ -300,10 +318,6 @@ pub struct PgStore {
     /// Where single renewals are grouped; `None` in the group runners' own handle, which renews
     /// whole groups.
     renewal_groups: Option<RenewalGroups>,
-    /// This process's latest renewal of each resource, for answering retries: renewal outcomes
-    /// are not written to the database (see [`RecentRenewals`]). A retry that reaches another
-    /// grantor process is judged afresh, which is safe.
-    recent_renewals: Arc<std::sync::Mutex<RecentRenewals>>,
 }
 
 impl PgStore {
@@ -347,20 +361,9 @@ impl PgStore {
             default_max_attempts: max_attempts.max(1),
             secrets: Secrets::new(key),
             renewal_groups: None,
-            recent_renewals: Arc::new(std::sync::Mutex::new(RecentRenewals::new(
-                RECENT_RENEWALS_KEPT,
-            ))),
         };
         store.renewal_groups = Some(RenewalGroups::start(store.clone()));
         Ok(store)
-    }
-
-    /// This process's latest renewals. A panic while it was held left it as it was, at worst
-    /// missing one record, which only makes a retry be judged afresh.
-    fn recent(&self) -> std::sync::MutexGuard<'_, RecentRenewals> {
-        self.recent_renewals
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// What lease and claim secrets are derived with.
@@ -540,35 +543,13 @@ impl PgStore {
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
-        // The outcomes this process remembers for these keys, read before the transaction: a
-        // renewal in flight meanwhile is not among them, and its retry is judged afresh.
-        let remembered: HashMap<OwnedKey, (String, String)> = {
-            let recent = self.recent();
-            elements
-                .iter()
-                .filter_map(|e| {
-                    let (request, reply) =
-                        recent.get(&e.req.resource, &e.req.holder, &e.req.request_id)?;
-                    Some((owned_key(&e.req), (request.to_owned(), reply.to_owned())))
-                })
-                .collect()
-        };
         let elements = Arc::new(elements);
-        let remembered = Arc::new(remembered);
         let results = self
             .transact(|tx| {
-                let (elements, remembered) = (Arc::clone(&elements), Arc::clone(&remembered));
-                Box::pin(async move { renew_batch_in(tx, &elements, &remembered).await })
+                let elements = Arc::clone(&elements);
+                Box::pin(async move { renew_batch_in(tx, &elements).await })
             })
             .await?;
-        {
-            let mut recent = self.recent();
-            for (element, result) in elements.iter().zip(&results) {
-                if let Ok(reply) = result {
-                    recent.record(&element.req, element.request.clone(), to_json(reply)?);
-                }
-            }
-        }
         for (req, result) in reqs.iter().zip(&results) {
             if let Ok(RenewReply {
                 reason: Some(reason),
@@ -638,7 +619,7 @@ impl PgStore {
         };
         if let Some(row) = client.query_opt(&statement, &[&resource]).await? {
             let lease = LeaseRow::read(&row)?;
-            let now: SystemTime = row.try_get(6)?;
+            let now: SystemTime = row.try_get(7)?;
             if let Some(left) = lease.live_for(now) {
                 reply.token = Some(token(lease.token)?);
                 reply.holder = lease.holder;
@@ -858,7 +839,6 @@ fn stored_reply(first: &str, reply: &str, request: &str) -> Result<RenewReply, S
 async fn renew_batch_in(
     tx: &Tx,
     elements: &[BatchElement],
-    remembered: &HashMap<OwnedKey, (String, String)>,
 ) -> Result<Vec<Result<RenewReply, StoreError>>, StoreError> {
     let resources: Vec<&str> = elements
         .iter()
@@ -897,7 +877,7 @@ async fn renew_batch_in(
     )?;
     let mut leases = HashMap::with_capacity(resources.len());
     for row in &locked {
-        leases.insert(row.try_get::<_, String>(6)?, LeaseRow::read(row)?);
+        leases.insert(row.try_get::<_, String>(7)?, LeaseRow::read(row)?);
     }
     // Outcomes in the database are those of grants (an id reused for a renewal is refused) and
     // of renewals by grantors before this build; then what this process remembers.
@@ -908,12 +888,21 @@ async fn renew_batch_in(
             (row.try_get(3)?, row.try_get(4)?),
         );
     }
-    stored.extend(remembered.iter().map(|(k, v)| (k.clone(), v.clone())));
+    for (resource, lease) in &leases {
+        if let Some(latest) = &lease.last_renewal {
+            let latest: LatestRenewal = serde_json::from_str(latest)
+                .map_err(|e| StoreError::Corrupt(format!("latest renewal of {resource}: {e}")))?;
+            stored.insert(
+                (resource.clone(), latest.holder, latest.request_id),
+                (latest.request, latest.reply),
+            );
+        }
+    }
     let now = now_from(&now)?;
 
     let mut results = Vec::with_capacity(elements.len());
     // The last renewal of each resource, and the outcomes to record, in order.
-    let mut extend: HashMap<&str, u64> = HashMap::new();
+    let mut extend: HashMap<&str, (u64, String)> = HashMap::new();
     for element in elements {
         let req = &element.req;
         let key = owned_key(req);
@@ -939,9 +928,17 @@ async fn renew_batch_in(
                     if let Some(lease) = leases.get_mut(&req.resource) {
                         lease.expires_at = Some(until);
                     }
-                    extend.insert(&req.resource, element.duration_ms);
                 }
                 let text = to_json(&reply)?;
+                if reply.renewed {
+                    let latest = LatestRenewal {
+                        holder: req.holder.clone(),
+                        request_id: req.request_id.clone(),
+                        request: element.request.clone(),
+                        reply: text.clone(),
+                    };
+                    extend.insert(&req.resource, (element.duration_ms, to_json(&latest)?));
+                }
                 // A later element with the same key is a retry of this one.
                 stored.insert(key, (element.request.clone(), text.clone()));
                 results.push(Ok(reply));
@@ -952,17 +949,20 @@ async fn renew_batch_in(
     }
 
     if !extend.is_empty() {
-        let (names, durations): (Vec<&str>, Vec<i64>) =
-            extend.iter().map(|(r, d)| (*r, to_i64(*d))).unzip();
+        let names: Vec<&str> = extend.keys().copied().collect();
+        let durations: Vec<i64> = names.iter().map(|r| to_i64(extend[r].0)).collect();
+        let latest: Vec<&str> = names.iter().map(|r| extend[r].1.as_str()).collect();
         // Committed in the same round trip.
         tx.pipeline(
             &[(
                 "UPDATE lease_registry AS l
                  SET duration_ms = u.duration_ms,
-                     expires_at = $3::timestamptz + u.duration_ms * INTERVAL '1 millisecond'
-                 FROM unnest($1::text[], $2::bigint[]) AS u(resource, duration_ms)
+                     expires_at = $3::timestamptz + u.duration_ms * INTERVAL '1 millisecond',
+                     last_renewal = u.last_renewal
+                 FROM unnest($1::text[], $2::bigint[], $4::text[])
+                     AS u(resource, duration_ms, last_renewal)
                  WHERE l.resource = u.resource",
-                &[&names, &durations, &now],
+                &[&names, &durations, &now, &latest],
             )],
             true,
         )
