@@ -9,11 +9,13 @@
 //! - **Caps**: at most [`ConnectionLimits::max_total`] connections open, and at most
 //!   [`ConnectionLimits::max_per_address`] from one peer address.
 //! - **Who makes room**: a connection counts as *proven* once it completed a request with a
-//!   success status. At a cap, a new connection is admitted by closing the oldest connection
-//!   that has not proven itself (in the same address, for the per-address cap); only if every
-//!   connection in the way is proven is the new one refused. Holders renew over connections that
-//!   proved themselves long ago, so an attacker's connections, which never complete a request,
-//!   only ever displace each other.
+//!   success status, unless its replies ever stalled because it did not read them (then it is
+//!   *suspect* for good, and the first to go). At a cap, a new connection is admitted by closing
+//!   a suspect connection, else the oldest one that has not proven itself (in the same address,
+//!   for the per-address cap); only if every connection in the way is proven is the new one
+//!   refused. Holders renew over connections that proved themselves long ago and read every
+//!   reply, so an attacker's connections, which never complete a request or never read the
+//!   replies, only ever displace each other.
 //! - **Slow readers**: a reply that cannot be written for [`ConnectionLimits::write_stall`]
 //!   (the peer stopped reading and the socket's buffer is full) closes its connection.
 //!
@@ -25,7 +27,7 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -74,25 +76,47 @@ struct Open {
     next_id: u64,
     connections: HashMap<u64, Entry>,
     per_address: HashMap<IpAddr, usize>,
-    /// Ids of connections not yet proven, oldest first. Entries go stale when their connection
-    /// proves itself or closes, and are skipped then.
+    /// Ids of connections that may be closed for room: suspect ones first, then unproven ones,
+    /// oldest first. Entries go stale when their connection proves itself or closes, and are
+    /// skipped then.
     unproven: VecDeque<u64>,
 }
 
 struct Entry {
     address: IpAddr,
-    proven: Arc<AtomicBool>,
+    standing: Arc<Standing>,
     /// Closes the connection when sent to (or dropped).
     close: oneshot::Sender<()>,
 }
 
-/// An admitted connection: mark it proven with [`Admission::proven`]; it is closed when `closed`
-/// resolves, and leaves the registry when this is dropped.
+/// Whether a connection has shown that it is a client worth keeping.
+#[derive(Default)]
+pub(crate) struct Standing(AtomicU8);
+
+const UNPROVEN: u8 = 0;
+const PROVEN: u8 = 1;
+const SUSPECT: u8 = 2;
+
+impl Standing {
+    /// The connection completed a request with a success status: proven, unless suspect.
+    pub(crate) fn prove(&self) {
+        let _ = self
+            .0
+            .compare_exchange(UNPROVEN, PROVEN, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    fn is_proven(&self) -> bool {
+        self.0.load(Ordering::Relaxed) == PROVEN
+    }
+}
+
+/// An admitted connection: mark it proven through [`Admission::standing`]; it is closed when
+/// `closed` resolves, and leaves the registry when this is dropped.
 pub(crate) struct Admission {
     registry: Arc<Registry>,
     id: u64,
-    /// Set once the connection completed a request with a success status.
-    pub(crate) proven: Arc<AtomicBool>,
+    /// Proven once the connection completed a request with a success status.
+    pub(crate) standing: Arc<Standing>,
     /// Resolves when the registry closes the connection to make room for another.
     pub(crate) closed: oneshot::Receiver<()>,
 }
@@ -116,11 +140,6 @@ impl Registry {
         }
     }
 
-    /// How long a reply may stall.
-    pub(crate) fn write_stall(&self) -> Duration {
-        self.limits.write_stall
-    }
-
     /// Admits a connection from `address`, closing the oldest unproven connection in the way of
     /// each cap; `None` when a cap is full of proven connections.
     pub(crate) fn admit(self: &Arc<Self>, address: IpAddr) -> Option<Admission> {
@@ -136,13 +155,13 @@ impl Registry {
         }
         let id = open.next_id;
         open.next_id += 1;
-        let proven = Arc::new(AtomicBool::new(false));
+        let standing = Arc::new(Standing::default());
         let (close, closed) = oneshot::channel();
         open.connections.insert(
             id,
             Entry {
                 address,
-                proven: proven.clone(),
+                standing: standing.clone(),
                 close,
             },
         );
@@ -151,9 +170,18 @@ impl Registry {
         Some(Admission {
             registry: self.clone(),
             id,
-            proven,
+            standing,
             closed,
         })
+    }
+
+    /// Marks connection `id` suspect for good (its replies stalled): the first to close for room.
+    fn suspect(&self, id: u64) {
+        let mut open = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = open.connections.get(&id) {
+            entry.standing.0.store(SUSPECT, Ordering::Relaxed);
+            open.unproven.push_front(id);
+        }
     }
 
     fn leave(&self, id: u64) {
@@ -171,7 +199,7 @@ impl Open {
             let Some(entry) = self.connections.get(&id) else {
                 continue; // closed already
             };
-            if entry.proven.load(Ordering::Relaxed) {
+            if entry.standing.is_proven() {
                 continue;
             }
             if address.is_some_and(|a| a != entry.address) {
@@ -212,19 +240,28 @@ pub(crate) struct StallLimited<S> {
     limit: Duration,
     /// Armed while a write is waiting for the socket.
     stalled: Option<Pin<Box<Sleep>>>,
+    /// The connection to mark suspect at its first stalled write; `None` once marked.
+    suspect: Option<(Arc<Registry>, u64)>,
 }
 
 impl<S> StallLimited<S> {
-    pub(crate) fn new(inner: S, limit: Duration) -> StallLimited<S> {
+    /// `inner`, the socket of `admission`'s connection.
+    pub(crate) fn new(inner: S, admission: &Admission) -> StallLimited<S> {
         StallLimited {
             inner,
-            limit,
+            limit: admission.registry.limits.write_stall,
             stalled: None,
+            suspect: Some((admission.registry.clone(), admission.id)),
         }
     }
 
-    /// Called when a write could not progress: arms the stall timer, and fails once it ran out.
+    /// Called when a write could not progress: the peer is not reading (a holder's small replies
+    /// never fill the socket's buffer), so the connection is suspect; arms the stall timer, and
+    /// fails once it ran out.
     fn check_stall(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        if let Some((registry, id)) = self.suspect.take() {
+            registry.suspect(id);
+        }
         let limit = self.limit;
         let timer = self.stalled.get_or_insert_with(|| Box::pin(sleep(limit)));
         match timer.as_mut().poll(cx) {
@@ -323,9 +360,9 @@ mod tests {
     fn proven_connections_are_never_closed_for_room() {
         let registry = registry(2, 10);
         let mut first = registry.admit(A).unwrap();
-        first.proven.store(true, Ordering::Relaxed);
+        first.standing.prove();
         let mut second = registry.admit(A).unwrap();
-        second.proven.store(true, Ordering::Relaxed);
+        second.standing.prove();
         assert!(
             registry.admit(B).is_none(),
             "no room without closing a proven one"
@@ -345,7 +382,7 @@ mod tests {
         let mut other = registry.admit(B).unwrap();
         let mut first = registry.admit(A).unwrap();
         let mut proven = registry.admit(A).unwrap();
-        proven.proven.store(true, Ordering::Relaxed);
+        proven.standing.prove();
         let _new = registry.admit(A).unwrap();
         assert!(first.closed.try_recv().is_ok());
         assert!(
@@ -359,15 +396,42 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_suspect_connection_goes_first_even_when_proven() {
+        let registry = registry(2, 10);
+        let mut first = registry.admit(A).unwrap();
+        let mut reader = registry.admit(A).unwrap();
+        first.standing.prove();
+        reader.standing.prove();
+        registry.suspect(reader.id);
+        reader.standing.prove();
+        let _new = registry.admit(B).unwrap();
+        assert!(
+            reader.closed.try_recv().is_ok(),
+            "the suspect one made room"
+        );
+        assert!(first.closed.try_recv().is_err());
+    }
+
     #[tokio::test]
     async fn a_reply_nobody_reads_fails_after_the_stall_limit() {
         use tokio::io::AsyncWriteExt;
+        let registry = Arc::new(Registry::new(ConnectionLimits {
+            write_stall: Duration::from_millis(50),
+            ..ConnectionLimits::default()
+        }));
+        let admission = registry.admit(A).unwrap();
+        admission.standing.prove();
         // A pipe whose reader never reads: writes stall once its buffer is full.
         let (writer, _reader) = tokio::io::duplex(64);
-        let mut writer = StallLimited::new(writer, Duration::from_millis(50));
+        let mut writer = StallLimited::new(writer, &admission);
         let started = tokio::time::Instant::now();
         let failed = writer.write_all(&[0; 4096]).await.unwrap_err();
         assert_eq!(failed.kind(), io::ErrorKind::TimedOut);
         assert!(started.elapsed() >= Duration::from_millis(50));
+        assert!(
+            !admission.standing.is_proven(),
+            "a reader that does not read is suspect"
+        );
     }
 }

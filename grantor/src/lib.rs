@@ -527,7 +527,7 @@ pub async fn serve(
         };
         // Replies are small and latency matters more than packet count.
         let _ = stream.set_nodelay(true);
-        let proven = admission.proven.clone();
+        let standing = admission.standing.clone();
         let service = router
             .clone()
             .map_request(move |mut request: Request<hyper::body::Incoming>| {
@@ -536,7 +536,7 @@ pub async fn serve(
             })
             .map_response(move |response: Response| {
                 if response.status().is_success() {
-                    proven.store(true, std::sync::atomic::Ordering::Relaxed);
+                    standing.prove();
                 }
                 response
             });
@@ -544,7 +544,7 @@ pub async fn serve(
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout);
-        let stream = connections::StallLimited::new(stream, registry.write_stall());
+        let stream = connections::StallLimited::new(stream, &admission);
         let connection = graceful.watch(
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
         );
