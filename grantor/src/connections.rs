@@ -8,11 +8,12 @@
 //!
 //! - **Caps**: at most [`ConnectionLimits::max_total`] connections open, and at most
 //!   [`ConnectionLimits::max_per_address`] from one peer address.
-//! - **Who makes room**: a connection counts as *proven* once it completed a request with a
-//!   success status, unless its replies ever stalled because it did not read them (then it is
+//! - **Who makes room**: a connection counts as *proven* once it completed a `/v1` request with
+//!   a success status (what holders and workers send; `/metrics` and static files do not count),
+//!   unless its replies ever stalled because it did not read them (then it is
 //!   *suspect* for good, and the first to go). At a cap, a new connection is admitted by closing
-//!   a suspect connection, else the oldest one that has not proven itself (in the same address,
-//!   for the per-address cap); only if every connection in the way is proven is the new one
+//!   a suspect connection, else the oldest one that has not proven itself and is over a second
+//!   old (in the same address, for the per-address cap); if there is none, the new one is
 //!   refused. Holders renew over connections that proved themselves long ago and read every
 //!   reply, so an attacker's connections, which never complete a request or never read the
 //!   replies, only ever displace each other.
@@ -30,11 +31,15 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::oneshot;
 use tokio::time::{sleep, Sleep};
+
+/// How long a new connection is safe from being closed for room before it proved itself: long
+/// enough for a client to send its first request and get the reply.
+const ADMISSION_GRACE: Duration = Duration::from_secs(1);
 
 /// The default for [`ConnectionLimits::max_total`].
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
@@ -69,6 +74,8 @@ impl Default for ConnectionLimits {
 /// The open connections, for admitting new ones.
 pub(crate) struct Registry {
     limits: ConnectionLimits,
+    /// How long a new connection is safe from being closed for room ([`ADMISSION_GRACE`]).
+    grace: Duration,
     inner: Mutex<Open>,
 }
 
@@ -84,6 +91,7 @@ struct Open {
 
 struct Entry {
     address: IpAddr,
+    opened: Instant,
     standing: Arc<Standing>,
     /// Closes the connection when sent to (or dropped).
     close: oneshot::Sender<()>,
@@ -108,6 +116,10 @@ impl Standing {
     fn is_proven(&self) -> bool {
         self.0.load(Ordering::Relaxed) == PROVEN
     }
+
+    fn is_suspect(&self) -> bool {
+        self.0.load(Ordering::Relaxed) == SUSPECT
+    }
 }
 
 /// An admitted connection: mark it proven through [`Admission::standing`]; it is closed when
@@ -129,8 +141,13 @@ impl Drop for Admission {
 
 impl Registry {
     pub(crate) fn new(limits: ConnectionLimits) -> Registry {
+        Registry::with_grace(limits, ADMISSION_GRACE)
+    }
+
+    fn with_grace(limits: ConnectionLimits, grace: Duration) -> Registry {
         Registry {
             limits,
+            grace,
             inner: Mutex::new(Open {
                 next_id: 0,
                 connections: HashMap::new(),
@@ -147,10 +164,10 @@ impl Registry {
         // with it is better than refusing every connection from then on.
         let mut open = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let from_address = open.per_address.get(&address).copied().unwrap_or(0);
-        if from_address >= self.limits.max_per_address && !open.evict(Some(address)) {
+        if from_address >= self.limits.max_per_address && !open.evict(Some(address), self.grace) {
             return None;
         }
-        if open.connections.len() >= self.limits.max_total && !open.evict(None) {
+        if open.connections.len() >= self.limits.max_total && !open.evict(None, self.grace) {
             return None;
         }
         let id = open.next_id;
@@ -161,6 +178,7 @@ impl Registry {
             id,
             Entry {
                 address,
+                opened: Instant::now(),
                 standing: standing.clone(),
                 close,
             },
@@ -192,7 +210,8 @@ impl Registry {
 
 impl Open {
     /// Closes the oldest unproven connection (of `address`, if given); false if there is none.
-    fn evict(&mut self, address: Option<IpAddr>) -> bool {
+    /// Connections younger than `grace` are spared, unless suspect.
+    fn evict(&mut self, address: Option<IpAddr>, grace: Duration) -> bool {
         let mut kept = VecDeque::new();
         let mut evicted = false;
         while let Some(id) = self.unproven.pop_front() {
@@ -205,6 +224,12 @@ impl Open {
             if address.is_some_and(|a| a != entry.address) {
                 kept.push_back(id);
                 continue;
+            }
+            if !entry.standing.is_suspect() && entry.opened.elapsed() < grace {
+                // Too young to have proven anything, and every unproven one after it is
+                // younger still: a client that just connected gets its chance.
+                kept.push_back(id);
+                break;
             }
             if let Some(entry) = self.remove(id) {
                 // The connection's task may have ended a moment ago; then there is nothing to
@@ -273,7 +298,10 @@ impl<S> StallLimited<S> {
         }
     }
 
-    fn track<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+    fn track<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>>
+    where
+        S: Unsent,
+    {
         match poll {
             Poll::Pending => match self.check_stall(cx) {
                 Ok(()) => Poll::Pending,
@@ -281,9 +309,49 @@ impl<S> StallLimited<S> {
             },
             ready => {
                 self.stalled = None;
+                // Written, but perhaps only into the socket's buffer: replies piling up there
+                // unread (a slow reader keeps its receive window tiny) make it suspect too, long
+                // before the buffer fills and a write stalls.
+                if self.suspect.is_some() && self.inner.unsent() > SUSPECT_UNSENT_BYTES {
+                    if let Some((registry, id)) = self.suspect.take() {
+                        registry.suspect(id);
+                    }
+                }
                 ready
             }
         }
+    }
+}
+
+/// Reply bytes a connection may leave unread in its socket before it is suspect: far more than
+/// a holder's replies (a few hundred bytes each, read at once) ever leave behind.
+const SUSPECT_UNSENT_BYTES: usize = 32 * 1024;
+
+/// A socket that can tell how much written data its peer has not yet received.
+pub(crate) trait Unsent {
+    /// Bytes written but not yet acknowledged by the peer.
+    fn unsent(&self) -> usize;
+}
+
+impl Unsent for tokio::net::TcpStream {
+    #[cfg(target_os = "linux")]
+    fn unsent(&self) -> usize {
+        use std::os::fd::AsRawFd;
+        let mut unsent: libc::c_int = 0;
+        // SAFETY: TIOCOUTQ (SIOCOUTQ for TCP) writes one int through the pointer, which lives
+        // for the call; the descriptor is this open socket's.
+        let queried = unsafe { libc::ioctl(self.as_raw_fd(), libc::TIOCOUTQ, &mut unsent) };
+        if queried == 0 {
+            usize::try_from(unsent).unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
+    /// Elsewhere only a stalled write reveals a slow reader.
+    #[cfg(not(target_os = "linux"))]
+    fn unsent(&self) -> usize {
+        0
     }
 }
 
@@ -297,7 +365,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for StallLimited<S> {
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for StallLimited<S> {
+impl<S: AsyncWrite + Unsent + Unpin> AsyncWrite for StallLimited<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -336,11 +404,27 @@ mod tests {
     use super::*;
 
     fn registry(max_total: usize, max_per_address: usize) -> Arc<Registry> {
-        Arc::new(Registry::new(ConnectionLimits {
+        let limits = ConnectionLimits {
             max_total,
             max_per_address,
             write_stall: DEFAULT_WRITE_STALL,
-        }))
+        };
+        Arc::new(Registry::with_grace(limits, Duration::ZERO))
+    }
+
+    #[test]
+    fn a_connection_that_just_arrived_is_not_closed_for_room() {
+        let limits = ConnectionLimits {
+            max_total: 1,
+            ..ConnectionLimits::default()
+        };
+        let registry = Arc::new(Registry::with_grace(limits, Duration::from_secs(60)));
+        let mut first = registry.admit(A).unwrap();
+        assert!(
+            registry.admit(B).is_none(),
+            "the newcomer is refused instead"
+        );
+        assert!(first.closed.try_recv().is_err());
     }
 
     const A: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 1));
@@ -394,6 +478,13 @@ mod tests {
             registry.admit(A).is_some(),
             "the new one is unproven, so it makes room"
         );
+    }
+
+    /// The pipe of the tests: it reports nothing unsent, so only stalls count.
+    impl Unsent for tokio::io::DuplexStream {
+        fn unsent(&self) -> usize {
+            0
+        }
     }
 
     #[test]

@@ -528,14 +528,21 @@ pub async fn serve(
         // Replies are small and latency matters more than packet count.
         let _ = stream.set_nodelay(true);
         let standing = admission.standing.clone();
+        // HTTP/1 answers a connection's requests one at a time, in order, so the response seen
+        // next is the reply to the request seen last.
+        let api_request = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let api_response = api_request.clone();
         let service = router
             .clone()
             .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                let api = request.uri().path().starts_with("/v1/");
+                api_request.store(api, std::sync::atomic::Ordering::Relaxed);
                 request.extensions_mut().insert(ConnectInfo(peer));
                 request
             })
             .map_response(move |response: Response| {
-                if response.status().is_success() {
+                let api = api_response.load(std::sync::atomic::Ordering::Relaxed);
+                if api && response.status().is_success() {
                     standing.prove();
                 }
                 response
