@@ -94,7 +94,7 @@ async function pacedRenew(url, { holders, seconds }) {
 
 /**
  * The baseline and one run per attack, all on one grantor: resolves `[{run, attack?, ...loadgen's
- * paced-renew JSON}]`, `attack` being slowhttptest's own view (`probe`: whether its fresh
+ * paced-renew JSON}]` (or `{run, attack?, error}` for a paced run that failed), `attack` being slowhttptest's own view (`probe`: whether its fresh
  * request was answered at the end; `connectedMax`: the most connections its status reports, a few
  * seconds apart, saw open).
  */
@@ -102,13 +102,18 @@ export async function measureSlowHttp({ seconds = 20, connections = 2000, rate =
   const grantor = await startGrantor();
   const results = [];
   try {
-    results.push({ run: "no attack", ...(await pacedRenew(grantor.url, { holders, seconds })) });
+    // A paced run that cannot finish (loadgen stops at a connection the server closed, say) is
+    // reported as `{run, error}` and the next run goes on.
+    const paced = () => pacedRenew(grantor.url, { holders, seconds }).catch((error) => ({ error: error.message.trim() }));
+    results.push({ run: "no attack", ...(await paced()) });
     for (const attack of ATTACKS) {
       const rampSeconds = Math.ceil(connections / rate) + 1;
       const attacking = startAttack(attack, grantor.url, { connections, rate, seconds: rampSeconds + seconds + 3 });
       await sleep(rampSeconds * 1000);
-      const paced = await pacedRenew(grantor.url, { holders, seconds });
-      results.push({ run: attack.name, ...paced, attack: await attacking });
+      const figures = await paced();
+      // Waited for either way, so that one attack never overlaps the next.
+      const seen = await attacking.catch((error) => ({ connections, probe: "unknown", connectedMax: 0, error: error.message }));
+      results.push({ run: attack.name, ...figures, attack: seen });
     }
   } finally {
     await grantor.stop();

@@ -1,7 +1,9 @@
 // Every figure of BENCHMARKS.md in one table: each with its value, a baseline measured in the same
 // run, their ratio, and the target where there is one. `scripts/bench` builds what this needs and
 // runs it; `--quick` skips the slow rows (tab handoff in Chromium, work claims in three runtimes)
-// and shortens the others. A benchmark, not a test: it fails only when a measurement cannot run.
+// and shortens the others. A benchmark, not a test: it fails only when a measurement cannot run
+// (then it prints the rows measured so far, marked incomplete, and exits non-zero). Needs strace
+// (/usr/bin/strace, or TENURE_STRACE_BIN) for the sync-call rows.
 
 import { execFile, execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
@@ -30,6 +32,35 @@ const SIM_BIN = release("sim-long");
 const CONCURRENCY = [16, 64];
 
 const rows = [];
+/** The commit the tree was at when the run started, `+` if files differed from it. */
+const commit = (() => {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: repo, encoding: "utf8" }).trim() !== "";
+    return `${head}${dirty ? "+" : ""}`;
+  } catch {
+    return "unknown";
+  }
+})();
+/** Prints the table of the rows so far: at the end, or, marked incomplete, when a measurement fails. */
+function printTable(incomplete = false) {
+  const cpu = cpus();
+  console.log(
+    `tenure benchmarks${quick ? " (--quick)" : ""}${incomplete ? " (INCOMPLETE: a measurement failed, see stderr)" : ""}: ` +
+      `node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim()}), ` +
+      `${(totalmem() / 2 ** 30).toFixed(0)} GiB, grantor ${GRANTOR_BIN.replace(`${repo}/`, "")}, tree at ${commit}`,
+  );
+  console.log("");
+  console.log("| figure | value | baseline, same run | ratio | target |");
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const cells of rows) console.log(`| ${cells.join(" | ")} |`);
+}
+// A failed measurement still ends the run with an error (after its own error on stderr), but the
+// rows measured before it are not lost.
+let printed = false;
+process.once("exit", (code) => {
+  if (!printed && code !== 0 && rows.length > 0) printTable(true);
+});
 /** One row: `value` and `baseline` are display strings; `ratio` a number or null. */
 function row(figure, value, baseline, ratio, target = "—") {
   rows.push([figure, value, baseline, ratio === null ? "—" : `${ratio.toFixed(2)}x`, target]);
@@ -266,14 +297,21 @@ log("slow-HTTP attacks");
 {
   const runs = await measureSlowHttp({ seconds: quick ? 5 : 20, connections: quick ? 500 : 2000 });
   const [calm, ...attacked] = runs;
-  const latency = (r) => `renewal p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms; ${r.leasesLost} of ${r.holders} leases lost`;
+  const holders = 50;
+  // A run loadgen could not finish (it stops at the first connection the server closes) is shown
+  // with its error instead of figures.
+  const latency = (r) =>
+    r.error !== undefined
+      ? `not measured: ${r.error.replace(/^.*? exited \d+: /s, "").replace(/\s+/g, " ")}`
+      : `renewal p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, max ${r.maxMs.toFixed(1)} ms; ${r.leasesLost} of ${r.holders} leases lost`;
   for (const r of attacked) {
+    const measured = r.error === undefined && calm.error === undefined;
     row(
-      `renewals under ${r.run}, ${r.attack.connections} attacking connections (${r.attack.connectedMax} seen open), ${r.holders} holders every 1 s`,
+      `renewals under ${r.run}, ${r.attack.connections} attacking connections (${r.attack.connectedMax} seen open), ${r.holders ?? holders} holders every 1 s`,
       latency(r),
       `${latency(calm)}: no attack`,
-      r.p99Ms / calm.p99Ms,
-      `0 lost, p99 ≤ 100 ms: ${verdict(r.leasesLost === 0 && r.p99Ms <= 100)}`,
+      measured ? r.p99Ms / calm.p99Ms : null,
+      r.error === undefined ? `0 lost, p99 ≤ 100 ms: ${verdict(r.leasesLost === 0 && r.p99Ms <= 100)}` : "0 lost, p99 ≤ 100 ms: not measured",
     );
   }
 }
@@ -332,12 +370,5 @@ if (!quick) {
   }
 }
 
-const cpu = cpus();
-console.log(
-  `tenure benchmarks${quick ? " (--quick)" : ""}: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim()}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, grantor ${GRANTOR_BIN.replace(`${repo}/`, "")}`,
-);
-console.log("");
-console.log("| figure | value | baseline, same run | ratio | target |");
-console.log("| --- | --- | --- | --- | --- |");
-for (const cells of rows) console.log(`| ${cells.join(" | ")} |`);
+printed = true;
+printTable();
