@@ -21,6 +21,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { HttpGrantor, LeaseHolder } from "tenure";
 import { etcdServer, measureRenewals, tenureBatchServer, tenureServer } from "./renewals.mjs";
+import { argument } from "./args.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The grantor as deployed, unless TENURE_GRANTOR_BIN names another; set before the helper that
@@ -186,15 +187,6 @@ export async function batchRenewRows({ leases = 10_000, seconds = 5, connections
     });
   }
   return rows;
-}
-
-/** The value of `--name N` on the command line, or `fallback`. */
-function argument(name, fallback) {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!(Number.isSafeInteger(value) && value > 0)) throw new Error(`--${name} needs a positive integer`);
-  return value;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

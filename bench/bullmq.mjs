@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { Queue, Worker } from "bullmq";
 import { startRedis } from "../tests/js/support/redis.mjs";
 import { cpuSnapshot, cpuUsBetween, epochMs, singleProcess, traceSyncs as attachStrace } from "./server-cost.mjs";
+import { argument } from "./args.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const require = createRequire(import.meta.url);
@@ -97,20 +98,11 @@ export async function measureBullmq({ concurrency = 16, jobs = 50_000, seconds =
   }
 }
 
-/** The value of `--name N` on the command line, or `fallback`. */
-function argument(name, fallback) {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!(Number.isFinite(value) && value > 0)) throw new Error(`--${name} needs a positive number`);
-  return value;
-}
-
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const figures = await measureBullmq({
     concurrency: argument("concurrency", 16),
     jobs: argument("jobs", 50_000),
-    seconds: argument("seconds", 5),
+    seconds: argument("seconds", 5, { fraction: true }),
   });
   console.log(JSON.stringify(figures));
 }

@@ -19,6 +19,7 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { argument } from "./args.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The grantor as deployed, unless TENURE_GRANTOR_BIN names another; set before the helper that
@@ -119,15 +120,6 @@ export async function measureSlowHttp({ seconds = 20, connections = 2000, rate =
     await grantor.stop();
   }
   return results;
-}
-
-/** The value of `--name N` on the command line, or `fallback`. */
-function argument(name, fallback) {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at === -1) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!(Number.isSafeInteger(value) && value > 0)) throw new Error(`--${name} needs a positive integer`);
-  return value;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
