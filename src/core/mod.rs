@@ -20,6 +20,7 @@
 mod config;
 mod holder;
 mod lease;
+pub mod replay;
 mod rng;
 mod time;
 #[cfg(test)]
