@@ -16,7 +16,7 @@
 
 use core::time::Duration;
 
-use crate::core::replay::{floor_ms, promised_ms};
+use crate::core::replay::promised_ms;
 use crate::protocol::{GrantReply, ItemState, RenewRefusal, RenewReply, Token, MAX_TOKEN};
 
 /// An instant on some grantor's clock: what an expiry and "now" are compared in. Each grantor

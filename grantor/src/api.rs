@@ -21,7 +21,7 @@ use crate::auth::{Admin, Caller};
 use crate::backend::ClaimRef;
 use crate::error::ApiError;
 use crate::extract::{status_query, ApiJson};
-use crate::store::StoreError;
+use crate::records::StoreError;
 use crate::AppState;
 
 /// `POST /v1/grant`: the reply carries the grant's `leaseSecret`.

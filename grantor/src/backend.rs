@@ -10,8 +10,8 @@ use tenure::protocol::{
 };
 
 use crate::postgres::PgStore;
+use crate::records::StoreError;
 use crate::secrets::Secrets;
-use crate::store::StoreError;
 use crate::writer::{Urgency, Writer};
 
 /// The claim a heartbeat, completion or failure report acts under, as the request presented it.

@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use tenure::protocol::{ErrorCode, ErrorReply};
 
-use crate::store::StoreError;
+use crate::records::StoreError;
 
 /// A request that failed, with its stable code and a human-readable message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,8 +16,7 @@ mod extract;
 mod metrics;
 mod postgres;
 mod queues;
-mod renewal;
-mod replay;
+mod records;
 mod secrets;
 mod store;
 mod writer;
@@ -54,10 +53,10 @@ pub use crate::connections::{
 };
 pub use crate::error::ApiError;
 pub use crate::extract::{parse_body, parse_request, Validate, MAX_BODY_BYTES};
-pub use crate::postgres::PgStore;
-pub use crate::queues::DEFAULT_MAX_ATTEMPTS;
+pub use crate::postgres::{PgStore, WallClock};
+pub use crate::records::{DurationLimits, StoreError, DEFAULT_MAX_ATTEMPTS};
 use crate::secrets::Secrets;
-pub use crate::store::{DurationLimits, Store, StoreError};
+pub use crate::store::{Clock, Store};
 use crate::writer::Writer;
 
 /// How often grants that ran out are recorded as expired on disk.

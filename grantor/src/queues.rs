@@ -14,63 +14,17 @@
 
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 use tenure::protocol::{
-    ClaimReply, ClaimRequest, ClaimedItem, CompleteReply, EnqueueReply, EnqueuedItem, FailReply,
-    HeartbeatReply, ItemReply, ItemState, NewItem, QueueStatsReply, Token,
+    ClaimReply, ClaimRequest, CompleteReply, EnqueueReply, EnqueuedItem, FailReply, HeartbeatReply,
+    ItemReply, ItemState, NewItem, QueueStatsReply, Token,
 };
+use tenure::rules::{self, ClaimRecord, ItemRecord};
 
 use crate::backend::ClaimRef;
-use crate::store::{ceil_ms, from_i64, parse_json, to_i64, to_json, token, Store, StoreError};
-
-/// The default number of claims an item gets before it is dead-lettered.
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
-
-pub(crate) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS work_items (
-    -- Creation order: claims take the smallest pending id first.
-    id               INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue            TEXT NOT NULL,
-    payload          TEXT NOT NULL,
-    dedupe_key       TEXT,
-    state            TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
-    attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-    max_attempts     INTEGER NOT NULL CHECK (max_attempts >= 1),
-    -- The per-item counter: the token of the latest claim, 0 before the first. Only incremented.
-    claim_token      INTEGER NOT NULL DEFAULT 0 CHECK (claim_token >= 0),
-    claimed_by       TEXT,
-    claim_request_id TEXT,
-    -- The duration of the latest claim or heartbeat: after a restart the claim is held this long.
-    claim_ms         INTEGER,
-    -- Only while 'claimed': the expiry, in microseconds of this process's monotonic clock since
-    -- it opened the database. Rebased on every open.
-    claim_expires_at INTEGER,
-    completed_token  INTEGER,
-    completed_by     TEXT,
-    result           TEXT,
-    -- The token of the claim that reported the latest failure, so a retried fail is answered.
-    failed_token     INTEGER,
-    last_error       TEXT,
-    UNIQUE (queue, dedupe_key)
-) STRICT;
-
-CREATE INDEX IF NOT EXISTS work_items_by_state ON work_items (queue, state, id);
-CREATE INDEX IF NOT EXISTS work_items_claims ON work_items (claim_expires_at)
-    WHERE state = 'claimed';
-";
-
-/// Every claim recorded as live is held for its full duration from `epoch`, the start of this
-/// process's clock: the previous process's expiries are meaningless now.
-pub(crate) fn rebase_claims(conn: &mut Connection) -> Result<usize, StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let rebased = tx.execute(
-        "UPDATE work_items SET claim_expires_at = claim_ms * 1000 WHERE state = 'claimed'",
-        [],
-    )?;
-    tx.commit()?;
-    Ok(rebased)
-}
+use crate::records::{from_i64, stale_claim, to_i64, to_json, StoreError, StoredItem};
+use crate::store::Store;
 
 /// The columns [`ItemRow::read`] expects, in order.
 const ITEM_COLUMNS: &str = "id, state, payload, dedupe_key, attempts, max_attempts, claim_token,
@@ -149,48 +103,52 @@ impl ItemRow {
     /// The state as the protocol reports it at `now`: a claim that ran out is pending again, or
     /// dead once it was the last allowed attempt, even before the sweep records it.
     fn state_at(&self, now: i64) -> Result<ItemState, StoreError> {
+        Ok(rules::item_state(
+            self.recorded()?,
+            self.is_live(now),
+            self.attempts,
+            self.max_attempts,
+        ))
+    }
+
+    /// How the item stands, as recorded.
+    fn recorded(&self) -> Result<ItemRecord, StoreError> {
         Ok(match self.state.as_str() {
-            "pending" => ItemState::Pending,
-            "done" => ItemState::Done,
-            "dead" => ItemState::Dead,
-            "claimed" if self.is_live(now) => ItemState::Claimed,
-            "claimed" if self.attempts >= self.max_attempts => ItemState::Dead,
-            "claimed" => ItemState::Pending,
+            "pending" => ItemRecord::Pending,
+            "claimed" => ItemRecord::Claimed,
+            "done" => ItemRecord::Done,
+            "dead" => ItemRecord::Dead,
             other => return Err(StoreError::Corrupt(format!("item state {other}"))),
         })
     }
 
+    /// How long the latest claim has left at `now`, if it is live.
+    fn claim_left(&self, now: i64) -> Option<Duration> {
+        let at = self.claim_expires_at.filter(|_| self.state == "claimed")?;
+        rules::time_left(at, now)
+    }
+
     fn is_live(&self, now: i64) -> bool {
-        self.state == "claimed" && self.claim_expires_at.is_some_and(|at| at > now)
+        self.claim_left(now).is_some()
     }
 
     /// Whether `token` held by `worker` is this item's live claim; otherwise why not.
     fn check_claim(&self, worker: &str, token: Token, now: i64) -> Result<(), StoreError> {
-        let token = token.get();
-        let why = if token != self.claim_token {
-            format!(
-                "claim token {token} is stale: the item's latest claim token is {}",
-                self.claim_token
-            )
-        } else if self.claimed_by.as_deref() != Some(worker) {
-            format!("claim token {token} belongs to another worker")
-        } else if self.state == "done" {
-            format!("the item was already completed under claim token {token}")
-        } else if self.state != "claimed" {
-            format!("the claim with token {token} already ended")
-        } else if !self.is_live(now) {
-            format!("the claim with token {token} ran out")
-        } else {
-            return Ok(());
+        let record = ClaimRecord {
+            recorded: self.recorded()?,
+            token: self.claim_token,
+            worker: self.claimed_by.as_deref(),
+            live: self.is_live(now),
         };
-        Err(StoreError::StaleClaim(why))
+        rules::check_claim(record, worker, token.get()).map_err(|why| stale_claim(why, token.get()))
     }
 }
 
 impl Store {
     /// Microseconds on this process's monotonic clock since the database was opened.
     fn queue_now(&self) -> i64 {
-        i64::try_from(self.queue_epoch.elapsed().as_micros()).unwrap_or(i64::MAX)
+        let elapsed = self.now().saturating_duration_since(self.queue_epoch);
+        i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX)
     }
 
     /// Adds `items` to `queue` in order, skipping those whose dedupe key is already in the queue.
@@ -254,25 +212,25 @@ impl Store {
                     &format!(
                         "SELECT {ITEM_COLUMNS}, claim_ms FROM work_items
                          WHERE queue = ?1 AND state = 'claimed' AND claimed_by = ?2
-                           AND claim_request_id = ?3 AND claim_expires_at >= ?4 + 1000"
+                           AND claim_request_id = ?3
+                         ORDER BY claim_expires_at DESC LIMIT 1"
                     ),
-                    params![req.queue, req.worker, request_id, now],
+                    params![req.queue, req.worker, request_id],
                     |r| Ok((ItemRow::read(r)?, r.get::<_, i64>(14)?)),
                 )
                 .optional()?;
             if let Some((row, granted_ms)) = replay {
                 // The retry's worker measures from the retry's send: promise only what is left.
-                let left_ms = row
-                    .claim_expires_at
-                    .map_or(0, |expires| expires.saturating_sub(now) / 1000);
-                let claim_ms = from_i64(granted_ms.min(left_ms))?;
-                return row.stored().claimed_reply(claim_ms);
+                let left = row.claim_left(now);
+                if let Some(claim_ms) = rules::replayed_claim_ms(from_i64(granted_ms)?, left) {
+                    return row.stored().claimed_reply(claim_ms);
+                }
             }
         }
         // An exhausted item whose last claim ran out is dead, not claimable again.
         tx.execute(
             "UPDATE work_items SET state = 'dead', claim_expires_at = NULL
-             WHERE queue = ?1 AND state = 'claimed' AND claim_expires_at <= ?2
+             WHERE queue = ?1 AND state = 'claimed' AND claim_expires_at < ?2
                AND attempts >= max_attempts",
             params![req.queue, now],
         )?;
@@ -299,7 +257,7 @@ impl Store {
                              SELECT id FROM (
                                  SELECT id FROM work_items
                                  WHERE queue = ?1 AND state = 'claimed'
-                                   AND claim_expires_at <= ?4 AND attempts < max_attempts
+                                   AND claim_expires_at < ?4 AND attempts < max_attempts
                                  ORDER BY id LIMIT 1)
                          )
                      )
@@ -445,10 +403,9 @@ impl Store {
             return Err(StoreError::BadClaimSecret);
         }
         if !repeated {
-            row.state = if row.attempts >= row.max_attempts {
-                "dead"
-            } else {
-                "pending"
+            row.state = match rules::after_failure(row.attempts, row.max_attempts) {
+                ItemRecord::Dead => "dead",
+                _ => "pending",
             }
             .to_owned();
             tx.execute(
@@ -474,11 +431,11 @@ impl Store {
         let (pending, claimed, done, dead): (i64, i64, i64, i64) = self.conn.query_row(
             "SELECT
                 COUNT(*) FILTER (WHERE state = 'pending' OR (state = 'claimed'
-                    AND claim_expires_at <= ?2 AND attempts < max_attempts)),
-                COUNT(*) FILTER (WHERE state = 'claimed' AND claim_expires_at > ?2),
+                    AND claim_expires_at < ?2 AND attempts < max_attempts)),
+                COUNT(*) FILTER (WHERE state = 'claimed' AND claim_expires_at >= ?2),
                 COUNT(*) FILTER (WHERE state = 'done'),
                 COUNT(*) FILTER (WHERE state = 'dead' OR (state = 'claimed'
-                    AND claim_expires_at <= ?2 AND attempts >= max_attempts))
+                    AND claim_expires_at < ?2 AND attempts >= max_attempts))
              FROM work_items WHERE queue = ?1",
             params![queue, now],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
@@ -497,10 +454,8 @@ impl Store {
         let now = self.queue_now();
         let row = item_row(&self.conn, queue, item_id)?;
         let state = row.state_at(now)?;
-        let claim_expires_in_ms = match (state, row.claim_expires_at) {
-            (ItemState::Claimed, Some(at)) => Some(ceil_ms(Duration::from_micros(
-                u64::try_from(at.saturating_sub(now)).unwrap_or(0),
-            ))),
+        let claim_expires_in_ms = match state {
+            ItemState::Claimed => row.claim_left(now).map(rules::ceil_ms),
             _ => None,
         };
         row.stored().item_reply(state, claim_expires_in_ms)
@@ -514,78 +469,10 @@ impl Store {
             "UPDATE work_items
              SET state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'pending' END,
                  claim_expires_at = NULL
-             WHERE state = 'claimed' AND claim_expires_at <= ?1",
+             WHERE state = 'claimed' AND claim_expires_at < ?1",
             params![now],
         )?;
         Ok(ended)
-    }
-}
-
-/// What both stores record of an item, as the claim and item replies are built from it: the
-/// rules of what a reply shows live here once, whatever the store.
-pub(crate) struct StoredItem {
-    pub(crate) id: u64,
-    pub(crate) payload: String,
-    pub(crate) dedupe_key: Option<String>,
-    pub(crate) attempts: u32,
-    pub(crate) max_attempts: u32,
-    pub(crate) claim_token: u64,
-    pub(crate) claimed_by: Option<String>,
-    pub(crate) completed_token: Option<u64>,
-    pub(crate) completed_by: Option<String>,
-    pub(crate) result: Option<String>,
-    pub(crate) last_error: Option<String>,
-}
-
-impl StoredItem {
-    /// The reply to a claim of this item, promising `claim_ms`.
-    pub(crate) fn claimed_reply(self, claim_ms: u64) -> Result<ClaimReply<Value>, StoreError> {
-        Ok(ClaimReply {
-            claimed: true,
-            item: Some(ClaimedItem {
-                id: self.id,
-                payload: parse_json(&self.payload, "payload")?,
-                attempts: self.attempts,
-                max_attempts: self.max_attempts,
-            }),
-            token: Some(token(self.claim_token)?),
-            claim_ms: Some(claim_ms),
-        })
-    }
-
-    /// The item's record in `state`; who completed it and with what only once it is done.
-    pub(crate) fn item_reply(
-        self,
-        state: ItemState,
-        claim_expires_in_ms: Option<u64>,
-    ) -> Result<ItemReply<Value>, StoreError> {
-        let done = state == ItemState::Done;
-        Ok(ItemReply {
-            id: self.id,
-            state,
-            payload: parse_json(&self.payload, "payload")?,
-            dedupe_key: self.dedupe_key,
-            attempts: self.attempts,
-            max_attempts: self.max_attempts,
-            claim_token: token(self.claim_token)?,
-            claimed_by: self.claimed_by,
-            claim_expires_in_ms,
-            completed_token: self
-                .completed_token
-                .filter(|_| done)
-                .map(token)
-                .transpose()?,
-            completed_by: self.completed_by.filter(|_| done),
-            result: self
-                .result
-                .filter(|_| done)
-                .map(|r| parse_json(&r, "result"))
-                .transpose()?,
-            last_error: self
-                .last_error
-                .map(|e| parse_json(&e, "error"))
-                .transpose()?,
-        })
     }
 }
 

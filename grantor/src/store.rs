@@ -31,22 +31,22 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use tenure::protocol::{
     FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
-    RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS, MAX_TOKEN,
+    RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS,
 };
 
-use crate::queues;
-use crate::renewal;
-use crate::replay::{self, LiveGrant};
-use crate::secrets::{self, Secrets, SERVER_KEY_LEN};
+use tenure::rules::{self, Ending, GrantDecision, LeaseState, LiveGrant, Recorded};
 
-/// How many idempotency outcomes are kept per resource; older ones are pruned. Large enough to
-/// cover every retry of many concurrent holders, small enough to keep the table bounded.
-pub const OUTCOMES_KEPT_PER_RESOURCE: u32 = 1024;
+use crate::records::{
+    from_i64, to_i64, to_json, token, DurationLimits, StoreError, DEFAULT_MAX_ATTEMPTS,
+    OUTCOMES_KEPT_PER_RESOURCE,
+};
+use crate::secrets::{self, Secrets, SERVER_KEY_LEN};
 
 /// How many outcomes a resource records between two prunes of its oldest ones: the table holds at
 /// most this many more than [`OUTCOMES_KEPT_PER_RESOURCE`] per resource.
@@ -102,111 +102,51 @@ CREATE TABLE IF NOT EXISTS server_key (
 ) STRICT;
 ";
 
-/// The grantor's configured range of lease durations; requests are clamped into it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DurationLimits {
-    /// Shortest duration granted, in ms.
-    pub min_ms: u64,
-    /// Longest duration granted, in ms.
-    pub max_ms: u64,
+/// The work queues' table (`queues.rs`), in the same database.
+const QUEUE_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS work_items (
+    -- Creation order: claims take the smallest pending id first.
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue            TEXT NOT NULL,
+    payload          TEXT NOT NULL,
+    dedupe_key       TEXT,
+    state            TEXT NOT NULL CHECK (state IN ('pending', 'claimed', 'done', 'dead')),
+    attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    max_attempts     INTEGER NOT NULL CHECK (max_attempts >= 1),
+    -- The per-item counter: the token of the latest claim, 0 before the first. Only incremented.
+    claim_token      INTEGER NOT NULL DEFAULT 0 CHECK (claim_token >= 0),
+    claimed_by       TEXT,
+    claim_request_id TEXT,
+    -- The duration of the latest claim or heartbeat: after a restart the claim is held this long.
+    claim_ms         INTEGER,
+    -- Only while 'claimed': the expiry, in microseconds of this process's monotonic clock since
+    -- it opened the database. Rebased on every open.
+    claim_expires_at INTEGER,
+    completed_token  INTEGER,
+    completed_by     TEXT,
+    result           TEXT,
+    -- The token of the claim that reported the latest failure, so a retried fail is answered.
+    failed_token     INTEGER,
+    last_error       TEXT,
+    UNIQUE (queue, dedupe_key)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS work_items_by_state ON work_items (queue, state, id);
+CREATE INDEX IF NOT EXISTS work_items_claims ON work_items (claim_expires_at)
+    WHERE state = 'claimed';
+";
+
+/// Every claim recorded as live is held for its full duration from `epoch`, the start of this
+/// process's clock: the previous process's expiries are meaningless now.
+pub(crate) fn rebase_claims(conn: &mut Connection) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let rebased = tx.execute(
+        "UPDATE work_items SET claim_expires_at = claim_ms * 1000 WHERE state = 'claimed'",
+        [],
+    )?;
+    tx.commit()?;
+    Ok(rebased)
 }
-
-impl DurationLimits {
-    /// Validates the range: `1 <= min_ms <= max_ms <= MAX_REQUEST_DURATION_MS`.
-    pub fn new(min_ms: u64, max_ms: u64) -> Result<DurationLimits, String> {
-        if min_ms == 0 {
-            return Err("the minimum duration must be at least 1 ms".into());
-        }
-        if max_ms > MAX_REQUEST_DURATION_MS {
-            return Err(format!(
-                "the maximum duration must be at most {MAX_REQUEST_DURATION_MS} ms"
-            ));
-        }
-        if min_ms > max_ms {
-            return Err("the minimum duration exceeds the maximum".into());
-        }
-        Ok(DurationLimits { min_ms, max_ms })
-    }
-
-    pub(crate) fn clamp(self, duration_ms: u64) -> u64 {
-        duration_ms.clamp(self.min_ms, self.max_ms)
-    }
-}
-
-/// Why a store operation failed.
-#[derive(Debug)]
-pub enum StoreError {
-    /// SQLite failed; the operation had no effect.
-    Storage(rusqlite::Error),
-    /// PostgreSQL failed or could not be reached. The operation had no effect, unless the
-    /// connection broke while committing; every operation is safe to repeat.
-    Postgres(tokio_postgres::Error),
-    /// No PostgreSQL connection could be had in time.
-    Unavailable(String),
-    /// The task running the operation failed.
-    TaskFailed(String),
-    /// The database holds something this build never writes.
-    Corrupt(String),
-    /// The request id was used before, by a different request.
-    RequestIdReused,
-    /// The resource's counter is at `MAX_TOKEN`.
-    TokenExhausted,
-    /// The queue has no item with that id.
-    NoSuchItem,
-    /// The claim token is not the item's live claim; the text says why.
-    StaleClaim(String),
-    /// The request would act on a live grant but did not present its secret.
-    BadLeaseSecret,
-    /// The request would act on a live claim but did not present its secret.
-    BadClaimSecret,
-    /// The group of requests this one ran in failed to begin or commit (SQLite's message), so
-    /// nothing of it was applied.
-    GroupFailed(String),
-}
-
-impl StoreError {
-    /// Whether this is the request's own error (it is refused as it stands, and retrying it
-    /// unchanged fails the same way) rather than a failure of the storage. In a batch, such an
-    /// error is one element's result; any other fails the whole batch.
-    pub(crate) fn is_request_error(&self) -> bool {
-        matches!(
-            self,
-            StoreError::RequestIdReused
-                | StoreError::TokenExhausted
-                | StoreError::NoSuchItem
-                | StoreError::StaleClaim(_)
-                | StoreError::BadLeaseSecret
-                | StoreError::BadClaimSecret
-        )
-    }
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> StoreError {
-        StoreError::Storage(e)
-    }
-}
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreError::Storage(e) => write!(f, "storage failed: {e}"),
-            StoreError::Postgres(e) => write!(f, "PostgreSQL failed: {e}"),
-            StoreError::Unavailable(why) => write!(f, "no PostgreSQL connection: {why}"),
-            StoreError::TaskFailed(why) => write!(f, "store task failed: {why}"),
-            StoreError::Corrupt(what) => write!(f, "database holds unexpected data: {what}"),
-            StoreError::RequestIdReused => f.write_str("request id reused for another request"),
-            StoreError::TokenExhausted => f.write_str("token counter exhausted"),
-            StoreError::NoSuchItem => f.write_str("no such item"),
-            StoreError::StaleClaim(why) => write!(f, "stale claim: {why}"),
-            StoreError::BadLeaseSecret => f.write_str("the grant's secret was not presented"),
-            StoreError::BadClaimSecret => f.write_str("the claim's secret was not presented"),
-            StoreError::GroupFailed(why) => write!(f, "storage failed: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// The latest grant of one resource, as the `leases` table records it.
 struct LeaseRow {
@@ -214,18 +154,18 @@ struct LeaseRow {
     holder: String,
     /// The duration a restart would hold the grant for.
     duration_ms: u64,
-    state: String,
+    state: LeaseState,
     revoked_token: Option<u64>,
     revoked_holder: Option<String>,
 }
 
 impl LeaseRow {
     /// The row as the shared renewal rule reads it.
-    fn recorded(&self) -> renewal::Recorded<'_> {
-        renewal::Recorded {
+    fn recorded(&self) -> Recorded<'_> {
+        Recorded {
             token: self.token,
             holder: Some(&self.holder),
-            state: &self.state,
+            state: self.state,
             revoked_token: self.revoked_token,
             revoked_holder: self.revoked_holder.as_deref(),
         }
@@ -254,7 +194,14 @@ pub struct Store {
     pub(crate) default_max_attempts: u32,
     /// Derives and checks lease and claim secrets, from the key kept in the database.
     pub(crate) secrets: Secrets,
+    /// Where the time comes from: the monotonic clock ([`Instant::now`]).
+    clock: Clock,
 }
+
+/// What the SQLite store reads the time from. Every decision about expiry uses it, and nothing
+/// else: the monotonic clock in production, a clock a test moves by hand to reach an exact
+/// instant.
+pub type Clock = Arc<dyn Fn() -> Instant + Send + Sync>;
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and loads the held grants, each held for
@@ -284,7 +231,7 @@ impl Store {
             )));
         }
         tx.execute_batch(SCHEMA)?;
-        tx.execute_batch(queues::SCHEMA)?;
+        tx.execute_batch(QUEUE_SCHEMA)?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         let fresh = secrets::new_server_key().map_err(StoreError::Corrupt)?;
         tx.execute(
@@ -301,7 +248,7 @@ impl Store {
         tx.commit()?;
 
         let started = Instant::now();
-        queues::rebase_claims(&mut conn)?;
+        rebase_claims(&mut conn)?;
         let mut expiries = HashMap::new();
         {
             let mut stmt =
@@ -327,14 +274,28 @@ impl Store {
             unpruned: HashMap::new(),
             limits,
             queue_epoch: started,
-            default_max_attempts: queues::DEFAULT_MAX_ATTEMPTS,
+            default_max_attempts: DEFAULT_MAX_ATTEMPTS,
             secrets: Secrets::new(key),
+            clock: Arc::new(Instant::now),
         })
+    }
+
+    /// Reads the time from `clock` instead of the monotonic clock. The grants and claims loaded
+    /// on opening were stamped by the monotonic clock, so `clock` must not start behind it.
+    pub fn with_clock(mut self, clock: Clock) -> Store {
+        self.clock = clock;
+        self
     }
 
     /// What lease and claim secrets are derived with.
     pub(crate) fn secrets(&self) -> Secrets {
         self.secrets.clone()
+    }
+
+    /// The secret of `resource`'s grant with `token`, as the grant's reply hands it to its
+    /// holder.
+    pub fn lease_secret(&self, resource: &str, token: u64) -> String {
+        self.secrets.lease(resource, token)
     }
 
     /// Sets how many claims an item gets when its enqueue names no limit (at least 1).
@@ -379,31 +340,28 @@ impl Store {
             &request,
         )? {
             let row = lease_row(&self.conn, &req.resource)?;
-            let live = live_grant(self, row.as_ref(), &req.resource);
-            return Ok(replay::replayed_grant(stored, &req.holder, live));
+            let live = self.live_grant(row.as_ref(), &req.resource, self.now());
+            return Ok(rules::replayed_grant(stored, &req.holder, live));
         }
-        let now = Instant::now();
+        let now = self.now();
         let row = lease_row(&self.conn, &req.resource)?;
-        let live = match (&row, live_until(self, &req.resource, now)) {
-            (Some(row), Some(remaining)) if row.state == "held" => Some((row, remaining)),
-            _ => None,
-        };
+        let live = self.live_grant(row.as_ref(), &req.resource, now);
         let duration_ms = self.limits.clamp(req.duration_ms);
-        // A holder re-granting its own live lease never ends the older grant earlier than it was
-        // promised: the grantor keeps the later of the two expiries (the reply still names the
-        // requested duration, which the holder measures from its send).
-        let kept_ms = live.map_or(duration_ms, |(_, remaining)| {
-            duration_ms.max(ceil_ms(remaining))
-        });
-        let reply = match live {
-            Some((row, remaining)) if row.holder != req.holder || !proof.proves(row.token) => {
-                GrantReply::denied(row.holder.clone(), ceil_ms(remaining))
-            }
-            _ => {
-                let next = row.as_ref().map_or(0, |r| r.token) + 1;
-                if next > MAX_TOKEN {
-                    return Err(StoreError::TokenExhausted);
-                }
+        let counter = row.as_ref().map_or(0, |r| r.token);
+        let decision = rules::grant(
+            counter,
+            live,
+            &req.holder,
+            |token| proof.proves(token),
+            duration_ms,
+        )?;
+        let (reply, kept_ms) = match decision {
+            GrantDecision::Deny(reply) => (reply, None),
+            GrantDecision::Grant {
+                token,
+                kept_ms,
+                reply,
+            } => {
                 self.conn
                     .prepare_cached(
                         "INSERT INTO leases (resource, token, holder, duration_ms, state)
@@ -416,11 +374,11 @@ impl Store {
                     )?
                     .execute(params![
                         req.resource,
-                        to_i64(next),
+                        to_i64(token.get()),
                         req.holder,
                         to_i64(kept_ms)
                     ])?;
-                GrantReply::granted(token(next)?, duration_ms)
+                (reply, Some(kept_ms))
             }
         };
         self.record_outcome(
@@ -430,7 +388,7 @@ impl Store {
             &request,
             &reply,
         )?;
-        if let Some(token) = reply.token {
+        if let (Some(token), Some(kept_ms)) = (reply.token, kept_ms) {
             self.stage(&req.resource, Some((now, kept_ms)));
             tracing::info!(
                 resource = %req.resource,
@@ -472,16 +430,17 @@ impl Store {
         };
         if let Some(stored) = stored {
             let row = lease_row(&self.conn, &req.resource)?;
-            let live = live_grant(self, row.as_ref(), &req.resource);
-            return renewal::replayed(stored, &req.holder, live, proven);
+            let live = self.live_grant(row.as_ref(), &req.resource, self.now());
+            return Ok(rules::replayed_renewal(stored, &req.holder, live, proven)?);
         }
-        let now = Instant::now();
+        let now = self.now();
         let row = lease_row(&self.conn, &req.resource)?;
-        let live = live_until(self, &req.resource, now).is_some();
+        let live = self.time_left(&req.resource, now).is_some();
         let duration_ms = self.limits.clamp(req.duration_ms);
-        let reply = renewal::decide(
+        let reply = rules::renew(
             row.as_ref().map(LeaseRow::recorded),
-            req,
+            &req.holder,
+            req.token,
             live,
             proven,
             duration_ms,
@@ -536,22 +495,21 @@ impl Store {
     /// [`StoreError::BadLeaseSecret`]; releasing what is not live answers `released: false`.
     pub fn release(&mut self, req: &ReleaseRequest) -> Result<ReleaseReply, StoreError> {
         let row = lease_row(&self.conn, &req.resource)?;
-        let matches = row.as_ref().is_some_and(|r| {
-            r.state == "held" && r.token == req.token.get() && r.holder == req.holder
+        let held = row.as_ref().is_some_and(|r| {
+            r.state == LeaseState::Held && r.token == req.token.get() && r.holder == req.holder
         });
-        if !matches {
-            return Ok(ReleaseReply { released: false });
-        }
-        let live = live_until(self, &req.resource, Instant::now()).is_some();
+        let live = self.time_left(&req.resource, self.now()).is_some();
         let proven = self
             .secrets
             .lease_proof(&req.resource, req.lease_secret.clone())
             .proves(req.token.get());
-        if live && !proven {
-            return Err(StoreError::BadLeaseSecret);
-        }
         // A grant that already ran out is recorded as expired: its holder did not give it back.
-        let ended = if live { "released" } else { "expired" };
+        let (ended, live) = match rules::release(held, live, proven)? {
+            Ending::NotHeld => return Ok(ReleaseReply { released: false }),
+            Ending::RanOut => (LeaseState::Expired, false),
+            Ending::Ends => (LeaseState::Released, true),
+        };
+        let ended = ended.as_str();
         self.conn
             .prepare_cached("UPDATE leases SET state = ?2 WHERE resource = ?1")?
             .execute(params![req.resource, ended])?;
@@ -572,10 +530,12 @@ impl Store {
         let Some(row) = lease_row(&self.conn, resource)? else {
             return Ok(false);
         };
-        if row.state != "held" {
-            return Ok(false);
-        }
-        let live = live_until(self, resource, Instant::now()).is_some();
+        let live = self.time_left(resource, self.now()).is_some();
+        let live = match rules::revoke(row.state == LeaseState::Held, live) {
+            Ending::NotHeld => return Ok(false),
+            Ending::RanOut => false,
+            Ending::Ends => true,
+        };
         if live {
             self.conn.execute(
                 "UPDATE leases SET state = 'revoked', revoked_token = token,
@@ -602,15 +562,12 @@ impl Store {
             token: None,
             expires_in_ms: None,
         };
-        let Some(remaining) = live_until(self, resource, Instant::now()) else {
-            return Ok(reply);
-        };
-        if let Some(row) = lease_row(&self.conn, resource)? {
-            if row.state == "held" {
-                reply.holder = Some(row.holder);
-                reply.token = Some(token(row.token)?);
-                reply.expires_in_ms = Some(ceil_ms(remaining));
-            }
+        let row = lease_row(&self.conn, resource)?;
+        if let Some(live) = self.live_grant(row.as_ref(), resource, self.now()) {
+            reply.holder = Some(live.holder.to_owned());
+            reply.token = Some(token(live.token)?);
+            // At its expiry instant a grant is still live: it reports at least 1 ms.
+            reply.expires_in_ms = Some(rules::ceil_ms(live.remaining).max(1));
         }
         Ok(reply)
     }
@@ -618,12 +575,15 @@ impl Store {
     /// Records every grant that ran out as expired, so that a restart does not hold it again.
     /// Returns how many were recorded.
     pub fn sweep(&mut self) -> Result<usize, StoreError> {
-        let now = Instant::now();
+        let now = self.now();
         // Renewals staged in this group are fresh; only committed expiries can have run out.
         let ended: Vec<String> = self
             .expiries
             .keys()
-            .filter(|resource| self.expiry(resource).is_some_and(|until| until <= now))
+            .filter(|resource| {
+                self.expiry(resource)
+                    .is_some_and(|until| !rules::is_live(until, now))
+            })
             .cloned()
             .collect();
         let mut mark = self.conn.prepare_cached(
@@ -728,6 +688,27 @@ fn log_refusal(req: &RenewRequest, reply: &RenewReply) {
 }
 
 impl Store {
+    /// The time now, on the store's clock.
+    pub(crate) fn now(&self) -> Instant {
+        (self.clock)()
+    }
+
+    /// How long the grant of `resource` has left at `now`, if one is recorded as held and is
+    /// live ([`rules::time_left`]: zero at its expiry instant, which still counts as live).
+    fn time_left(&self, resource: &str, now: Instant) -> Option<Duration> {
+        rules::time_left(self.expiry(resource)?, now)
+    }
+
+    /// The grant `row` records for `resource`, if it is live at `now`.
+    fn live_grant<'a>(
+        &self,
+        row: Option<&'a LeaseRow>,
+        resource: &str,
+        now: Instant,
+    ) -> Option<LiveGrant<'a>> {
+        row?.recorded().live(self.time_left(resource, now))
+    }
+
     /// When the grant of `resource` runs out, if one is recorded as held, as the open group sees
     /// it: the committed expiries, overlaid with the group's changes.
     fn expiry(&self, resource: &str) -> Option<Instant> {
@@ -860,7 +841,7 @@ impl Store {
             return Err(e.into());
         }
         self.renewals.extend(staged.renewals);
-        let now = Instant::now();
+        let now = self.now();
         for (resource, change) in staged.expiries {
             match change {
                 Some((_, ms)) => {
@@ -886,8 +867,7 @@ impl Store {
     }
 
     /// Runs `op` as a group of its own: for callers outside the writer, such as tests.
-    #[cfg(test)]
-    pub(crate) fn run<T>(
+    pub fn run<T>(
         &mut self,
         op: impl FnOnce(&mut Store) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
@@ -953,29 +933,6 @@ fn without_renew_secret(req: &RenewRequest) -> RenewRequest {
     }
 }
 
-/// The grant of `resource` that is live right now, if any, for answering a replay.
-fn live_grant<'a>(
-    store: &Store,
-    row: Option<&'a LeaseRow>,
-    resource: &str,
-) -> Option<LiveGrant<'a>> {
-    let row = row.filter(|r| r.state == "held")?;
-    let remaining = live_until(store, resource, Instant::now())?;
-    Some(LiveGrant {
-        holder: &row.holder,
-        token: row.token,
-        remaining,
-    })
-}
-
-/// How long the grant of `resource` has left at `now`, if it is live.
-fn live_until(store: &Store, resource: &str, now: Instant) -> Option<Duration> {
-    store
-        .expiry(resource)
-        .and_then(|until| until.checked_duration_since(now))
-        .filter(|left| !left.is_zero())
-}
-
 fn lease_row(conn: &Connection, resource: &str) -> Result<Option<LeaseRow>, StoreError> {
     let row = conn
         .prepare_cached(
@@ -1000,7 +957,8 @@ fn lease_row(conn: &Connection, resource: &str) -> Result<Option<LeaseRow>, Stor
         token: from_i64(token)?,
         holder,
         duration_ms: from_i64(duration_ms)?,
-        state,
+        state: LeaseState::parse(&state)
+            .ok_or_else(|| StoreError::Corrupt(format!("lease state {state}")))?,
         revoked_token: revoked_token.map(from_i64).transpose()?,
         revoked_holder,
     }))
@@ -1030,35 +988,6 @@ fn previous_outcome<R: serde::de::DeserializeOwned>(
             .map(Some)
             .map_err(|e| StoreError::Corrupt(format!("stored reply: {e}"))),
     }
-}
-
-/// JSON text of a value to store; failing only on a value serde cannot represent.
-pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
-}
-
-/// A stored JSON text read back; unreadable means the database was altered behind our back.
-pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
-}
-
-pub(crate) fn token(value: u64) -> Result<Token, StoreError> {
-    Token::new(value).map_err(|e| StoreError::Corrupt(format!("token {value}: {e}")))
-}
-
-/// Tokens and durations are at most 2^53 − 1, so they always fit SQLite's signed integers.
-pub(crate) fn to_i64(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-pub(crate) fn from_i64(value: i64) -> Result<u64, StoreError> {
-    u64::try_from(value).map_err(|_| StoreError::Corrupt(format!("negative integer {value}")))
-}
-
-/// Rounds up, so a reported remaining time is never shorter than the real one.
-pub(crate) fn ceil_ms(d: Duration) -> u64 {
-    let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
-    u64::try_from(ms).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -1192,12 +1121,5 @@ mod tests {
         // Pruned every PRUNE_EVERY records, so never more than that many over the limit.
         assert!(kept >= OUTCOMES_KEPT_PER_RESOURCE, "{kept}");
         assert!(kept < OUTCOMES_KEPT_PER_RESOURCE + PRUNE_EVERY, "{kept}");
-    }
-
-    #[test]
-    fn ceil_ms_rounds_up() {
-        assert_eq!(ceil_ms(Duration::from_micros(1)), 1);
-        assert_eq!(ceil_ms(Duration::from_millis(7)), 7);
-        assert_eq!(ceil_ms(Duration::from_micros(7_001)), 8);
     }
 }

@@ -14,8 +14,9 @@
 
 use tokio::sync::{mpsc, oneshot};
 
+use crate::records::StoreError;
 use crate::secrets::Secrets;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 
 /// The most requests one group takes. A request waits for its whole group, so an unbounded group
 /// would let a burst delay every reply in it; 256 requests of the grantor's kind take a few

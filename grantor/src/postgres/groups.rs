@@ -17,7 +17,7 @@ use tenure::protocol::{RenewReply, RenewRequest};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::PgStore;
-use crate::store::StoreError;
+use crate::records::StoreError;
 
 /// How many groups run at once. One at a time leaves PostgreSQL idle while a group's reply and
 /// commit travel; more make smaller groups, so more commits for the same renewals. Measured with

@@ -45,13 +45,12 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
 use self::groups::RenewalGroups;
-use crate::renewal;
-use crate::replay::{self, LiveGrant};
-use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
-use crate::store::{
-    ceil_ms, from_i64, to_i64, to_json, token, DurationLimits, StoreError,
-    OUTCOMES_KEPT_PER_RESOURCE,
+use tenure::rules::{self, Ending, GrantDecision, LeaseState, LiveGrant, Recorded};
+
+use crate::records::{
+    from_i64, to_i64, to_json, token, DurationLimits, StoreError, OUTCOMES_KEPT_PER_RESOURCE,
 };
+use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
 
 /// The schema version this build writes.
 const SCHEMA_VERSION: i32 = 1;
@@ -142,14 +141,11 @@ CREATE TABLE IF NOT EXISTS tenure_server_key (
 );
 ";
 
-/// The lease grant, the design's statement with three changes:
-///
-/// - the time is `$4`, the database clock read after the row lock, not `CURRENT_TIMESTAMP`;
-/// - `expires_at IS NULL` counts as free: the design's `expires_at < now` is never true for a
-///   NULL, so a resource never granted (or released, or revoked) could never be granted;
-/// - a holder re-granting its own live lease gets a new token but never an *earlier* expiry
-///   (`GREATEST` skips NULLs): the grantor already promised that lease until `expires_at`, and
-///   another holder must not be granted the resource before that promise runs out.
+/// The lease grant, once `tenure::rules::grant` decided it under the row lock: the design's
+/// statement without its condition (the rules decide who may be granted; the row lock makes the
+/// decision stand), with the time `$4`, the database clock read after the row lock rather than
+/// `CURRENT_TIMESTAMP`, and the expiry `$5` ms from then: the duration granted, or longer when a
+/// holder re-grants its own live lease, which never gets an earlier expiry than it was promised.
 const GRANT: &str = "
 UPDATE lease_registry
 SET holder_id   = $2,
@@ -157,9 +153,8 @@ SET holder_id   = $2,
     state       = 'held',
     duration_ms = $3::bigint,
     granted_at  = $4::timestamptz,
-    expires_at  = GREATEST(expires_at, $4::timestamptz + $3::bigint * INTERVAL '1 millisecond')
+    expires_at  = $4::timestamptz + $5::bigint * INTERVAL '1 millisecond'
 WHERE resource = $1
-  AND (expires_at IS NULL OR expires_at < $4::timestamptz OR holder_id = $2)
 RETURNING token";
 
 /// The design's fenced write, as written.
@@ -237,7 +232,7 @@ pub fn describe(config: &tokio_postgres::Config) -> String {
 struct LeaseRow {
     token: u64,
     holder: Option<String>,
-    state: String,
+    state: LeaseState,
     expires_at: Option<SystemTime>,
     revoked_token: Option<u64>,
     revoked_holder: Option<String>,
@@ -267,7 +262,11 @@ impl LeaseRow {
         Ok(LeaseRow {
             token: from_i64(row.try_get(0)?)?,
             holder: row.try_get(1)?,
-            state: row.try_get(2)?,
+            state: {
+                let state: String = row.try_get(2)?;
+                LeaseState::parse(&state)
+                    .ok_or_else(|| StoreError::Corrupt(format!("lease state {state}")))?
+            },
             expires_at: row.try_get(3)?,
             revoked_token: row
                 .try_get::<_, Option<i64>>(4)?
@@ -278,31 +277,28 @@ impl LeaseRow {
         })
     }
 
-    /// How long the grant has left at `now`, if it is held and has not run out. The design
-    /// treats `expires_at < now` as run out, so at `expires_at` itself it is still live.
+    /// How long the grant has left at `now`, if it is held and live ([`rules::time_left`]: at
+    /// `expires_at` itself it is still live, as in the design, where `expires_at < now` is run
+    /// out).
     fn live_for(&self, now: SystemTime) -> Option<Duration> {
-        let until = self.expires_at.filter(|_| self.state == "held")?;
-        (until >= now).then(|| until.duration_since(now).unwrap_or_default())
+        let until = self.expires_at.filter(|_| self.state == LeaseState::Held)?;
+        rules::time_left(until, now)
     }
 
-    /// The row as the shared renewal rule reads it.
-    fn recorded(&self) -> renewal::Recorded<'_> {
-        renewal::Recorded {
+    /// The row as the rules read it.
+    fn recorded(&self) -> Recorded<'_> {
+        Recorded {
             token: self.token,
             holder: self.holder.as_deref(),
-            state: &self.state,
+            state: self.state,
             revoked_token: self.revoked_token,
             revoked_holder: self.revoked_holder.as_deref(),
         }
     }
 
-    /// This grant, if it is live at `now`, for answering a replay.
+    /// This grant, if it is live at `now`.
     fn live_grant(&self, now: SystemTime) -> Option<LiveGrant<'_>> {
-        Some(LiveGrant {
-            holder: self.holder.as_deref()?,
-            token: self.token,
-            remaining: self.live_for(now)?,
-        })
+        self.recorded().live(self.live_for(now))
     }
 }
 
@@ -318,7 +314,13 @@ pub struct PgStore {
     /// Where single renewals are grouped; `None` in the group runners' own handle, which renews
     /// whole groups.
     renewal_groups: Option<RenewalGroups>,
+    /// The clock the lease decisions read instead of the database's, if any
+    /// ([`PgStore::with_clock`]).
+    clock: Option<WallClock>,
 }
+
+/// A clock a test moves by hand, read instead of the database server's clock.
+pub type WallClock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 impl PgStore {
     /// Connects to the database `config` names and creates the tables if they are missing.
@@ -361,14 +363,34 @@ impl PgStore {
             default_max_attempts: max_attempts.max(1),
             secrets: Secrets::new(key),
             renewal_groups: None,
+            clock: None,
         };
         store.renewal_groups = Some(RenewalGroups::start(store.clone()));
         Ok(store)
     }
 
+    /// Decides about leases by `clock` instead of the database server's clock, so that a test
+    /// can reach an exact instant: every lease decision (grant, renewal, release, revocation,
+    /// status) and every lease expiry written reads it. Claims still run on the database's
+    /// clock, which their statements read themselves. Production never sets one.
+    pub fn with_clock(mut self, clock: WallClock) -> PgStore {
+        self.clock = Some(clock);
+        // The group runners renew with their own handle, which must read the same clock; the
+        // old runners stop once their handle is dropped here.
+        self.renewal_groups = None;
+        self.renewal_groups = Some(RenewalGroups::start(self.clone()));
+        self
+    }
+
     /// What lease and claim secrets are derived with.
     pub(crate) fn secrets(&self) -> Secrets {
         self.secrets.clone()
+    }
+
+    /// The secret of `resource`'s grant with `token`, as the grant's reply hands it to its
+    /// holder.
+    pub fn lease_secret(&self, resource: &str, token: u64) -> String {
+        self.secrets.lease(resource, token)
     }
 
     async fn client(&self) -> Result<Object, StoreError> {
@@ -434,7 +456,7 @@ impl PgStore {
     {
         let mut attempt = 1;
         loop {
-            let tx = Tx::new(self.client().await?);
+            let tx = Tx::new(self.client().await?, self.clock.clone());
             let result = match op(&tx).await {
                 Ok(value) => tx.commit().await.map(|()| value),
                 Err(e) => {
@@ -619,11 +641,15 @@ impl PgStore {
         };
         if let Some(row) = client.query_opt(&statement, &[&resource]).await? {
             let lease = LeaseRow::read(&row)?;
-            let now: SystemTime = row.try_get(7)?;
-            if let Some(left) = lease.live_for(now) {
-                reply.token = Some(token(lease.token)?);
-                reply.holder = lease.holder;
-                reply.expires_in_ms = Some(ceil_ms(left).max(1));
+            let now = self
+                .clock
+                .as_ref()
+                .map_or_else(|| row.try_get(7), |clock| Ok(clock()))?;
+            if let Some(live) = lease.live_grant(now) {
+                reply.token = Some(token(live.token)?);
+                reply.holder = Some(live.holder.to_owned());
+                // At its expiry instant a grant is still live: it reports at least 1 ms.
+                reply.expires_in_ms = Some(rules::ceil_ms(live.remaining).max(1));
             }
         }
         Ok(reply)
@@ -730,37 +756,39 @@ async fn grant_in(
     )?;
     let lease = lease_from(&lease)?
         .ok_or_else(|| StoreError::Corrupt(format!("no lease row for {}", req.resource)))?;
-    let now = now_from(&now)?;
+    let now = tx.lease_now(&now)?;
     if let Some(stored) = outcome_from(&stored, &request)? {
-        return Ok(replay::replayed_grant(
+        return Ok(rules::replayed_grant(
             stored,
             &req.holder,
             lease.live_grant(now),
         ));
     }
-    // The design re-grants to a holder of the same name at once; that must be the same holder,
-    // proven by its live grant's secret, or anyone knowing the name could supersede it.
-    if let (Some(holder), Some(left)) = (&lease.holder, lease.live_for(now)) {
-        if *holder == req.holder && !proof.proves(lease.token) {
-            let reply = GrantReply::denied(holder.clone(), ceil_ms(left).max(1));
-            return record_outcome(tx, &key, &request, reply).await;
-        }
-    }
-    let granted = query_opt(
-        tx,
-        GRANT,
-        &[&req.resource, &req.holder, &to_i64(duration_ms), &now],
-    )
-    .await?;
-    let reply = match granted {
-        Some(row) => GrantReply::granted(token(from_i64(row.try_get(0)?)?)?, duration_ms),
-        None => {
-            // The update's condition failed, so another holder's grant is live at `now`.
-            let holder = lease.holder.clone().ok_or_else(|| {
-                StoreError::Corrupt(format!("live grant of {} has no holder", req.resource))
-            })?;
-            let left = lease.live_for(now).unwrap_or_default();
-            GrantReply::denied(holder, ceil_ms(left).max(1))
+    let decision = rules::grant(
+        lease.token,
+        lease.live_grant(now),
+        &req.holder,
+        |token| proof.proves(token),
+        duration_ms,
+    )?;
+    let reply = match decision {
+        GrantDecision::Deny(reply) => reply,
+        GrantDecision::Grant { kept_ms, reply, .. } => {
+            // The row is locked: the token the rules numbered is the one the update writes.
+            query_opt(
+                tx,
+                GRANT,
+                &[
+                    &req.resource,
+                    &req.holder,
+                    &to_i64(duration_ms),
+                    &now,
+                    &to_i64(kept_ms),
+                ],
+            )
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("no lease row for {}", req.resource)))?;
+            reply
         }
     };
     record_outcome(tx, &key, &request, reply).await
@@ -788,11 +816,17 @@ fn decide_renewal(
 ) -> Result<RenewDecision, StoreError> {
     if let Some(stored) = stored {
         let live = lease.and_then(|l| l.live_grant(now));
-        return renewal::replayed(stored, &req.holder, live, proven).map(RenewDecision::Replay);
+        return Ok(RenewDecision::Replay(rules::replayed_renewal(
+            stored,
+            &req.holder,
+            live,
+            proven,
+        )?));
     }
     let live = lease.is_some_and(|l| l.live_for(now).is_some());
     let recorded = lease.map(LeaseRow::recorded);
-    renewal::decide(recorded, req, live, proven, duration_ms).map(RenewDecision::Record)
+    let reply = rules::renew(recorded, &req.holder, req.token, live, proven, duration_ms)?;
+    Ok(RenewDecision::Record(reply))
 }
 
 /// One element of a batch of renewals, as the transaction needs it.
@@ -898,7 +932,7 @@ async fn renew_batch_in(
             );
         }
     }
-    let now = now_from(&now)?;
+    let now = tx.lease_now(&now)?;
 
     let mut results = Vec::with_capacity(elements.len());
     // The last renewal of each resource, and the outcomes to record, in order.
@@ -976,16 +1010,14 @@ async fn release_in(tx: &Tx, req: ReleaseRequest, proven: bool) -> Result<bool, 
     let Some(lease) = lease else {
         return Ok(false);
     };
-    let matches = lease.state == "held"
+    let held = lease.state == LeaseState::Held
         && lease.token == req.token.get()
         && lease.holder.as_deref() == Some(req.holder.as_str());
     // A grant that ran out stays as it is: it already reads as expired, and its holder did not
     // give it back in time.
-    if !matches || lease.live_for(now).is_none() {
-        return Ok(false);
-    }
-    if !proven {
-        return Err(StoreError::BadLeaseSecret);
+    match rules::release(held, lease.live_for(now).is_some(), proven)? {
+        Ending::NotHeld | Ending::RanOut => return Ok(false),
+        Ending::Ends => {}
     }
     tx.pipeline(
         &[(
@@ -1000,7 +1032,13 @@ async fn release_in(tx: &Tx, req: ReleaseRequest, proven: bool) -> Result<bool, 
 
 async fn revoke_in(tx: &Tx, resource: String) -> Result<bool, StoreError> {
     let (lease, now) = lock_lease(tx, &resource).await?;
-    if lease.is_none_or(|lease| lease.live_for(now).is_none()) {
+    let ending = lease.map_or(Ending::NotHeld, |lease| {
+        rules::revoke(
+            lease.state == LeaseState::Held,
+            lease.live_for(now).is_some(),
+        )
+    });
+    if ending != Ending::Ends {
         return Ok(false);
     }
     tx.pipeline(
@@ -1067,7 +1105,7 @@ async fn lock_lease(tx: &Tx, resource: &str) -> Result<(Option<LeaseRow>, System
         tx.pipeline(&[(&lock, &[&resource]), (NOW, &[])], false)
             .await?,
     )?;
-    Ok((lease_from(&lease)?, now_from(&now)?))
+    Ok((lease_from(&lease)?, tx.lease_now(&now)?))
 }
 
 /// Locks the lease row of `$1` until the transaction ends, and reads it ([`lease_from`]).
@@ -1093,6 +1131,17 @@ pub(super) fn now_from(rows: &[Row]) -> Result<SystemTime, StoreError> {
         .first()
         .ok_or_else(|| StoreError::Corrupt("clock_timestamp() returned no row".into()))?;
     Ok(row.try_get(0)?)
+}
+
+impl Tx {
+    /// The time a lease decision takes: the instant [`NOW`] read, or the store's own clock's
+    /// reading if it has one ([`PgStore::with_clock`]).
+    fn lease_now(&self, rows: &[Row]) -> Result<SystemTime, StoreError> {
+        match &self.clock {
+            Some(clock) => Ok(clock()),
+            None => now_from(rows),
+        }
+    }
 }
 
 /// Exactly `N` statements' rows, as a pipeline of `N` statements returns them.
@@ -1235,14 +1284,17 @@ pub(super) struct Tx {
     begun: AtomicBool,
     /// Whether `BEGIN` was sent and neither `COMMIT` nor `ROLLBACK` has succeeded since.
     open: AtomicBool,
+    /// The store's own clock, if it has one instead of the database's.
+    clock: Option<WallClock>,
 }
 
 impl Tx {
-    fn new(client: Object) -> Tx {
+    fn new(client: Object, clock: Option<WallClock>) -> Tx {
         Tx {
             client: Some(client),
             begun: AtomicBool::new(false),
             open: AtomicBool::new(false),
+            clock,
         }
     }
 

@@ -5,21 +5,21 @@
 //! write. `done` and `dead` are final. An item whose last allowed claim ran out reads as dead at
 //! once; the background sweep only records that, so claims do not scan past such items.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 use tenure::protocol::{
     ClaimReply, ClaimRequest, CompleteReply, EnqueueReply, EnqueuedItem, FailReply, HeartbeatReply,
     ItemReply, ItemState, NewItem, QueueStatsReply, Token,
 };
+use tenure::rules::{self, ClaimRecord, ItemRecord};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::Row;
 
 use super::{now_from, take, PgStore, Sql, Tx, NOW};
 
 use crate::backend::ClaimRef;
-use crate::queues::StoredItem;
-use crate::store::{ceil_ms, from_i64, to_i64, to_json, StoreError};
+use crate::records::{from_i64, stale_claim, to_i64, to_json, StoreError, StoredItem};
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS work_queue (
@@ -171,43 +171,44 @@ impl ItemRow {
         })
     }
 
-    /// Whether the latest claim is live at `now` (the design: ran out once `< now`).
-    fn is_live(&self, now: SystemTime) -> bool {
-        self.status == "pending" && self.claim_expires_at.is_some_and(|at| at >= now)
-    }
-
-    /// The state as the protocol reports it at `now`.
-    fn state_at(&self, now: SystemTime) -> Result<ItemState, StoreError> {
+    /// How the item stands, as recorded: a pending item with a claim expiry is claimed (live or
+    /// not), as in the design.
+    fn recorded(&self) -> Result<ItemRecord, StoreError> {
         Ok(match self.status.as_str() {
-            "done" => ItemState::Done,
-            "dead" => ItemState::Dead,
-            "pending" if self.is_live(now) => ItemState::Claimed,
-            "pending" if self.attempts >= self.max_attempts => ItemState::Dead,
-            "pending" => ItemState::Pending,
+            "pending" if self.claim_expires_at.is_some() => ItemRecord::Claimed,
+            "pending" => ItemRecord::Pending,
+            "done" => ItemRecord::Done,
+            "dead" => ItemRecord::Dead,
             other => return Err(StoreError::Corrupt(format!("item status {other}"))),
         })
     }
 
+    /// How long the latest claim has left at `now`, if it is live ([`rules::time_left`]: the
+    /// design's "ran out once `< now`").
+    fn claim_left(&self, now: SystemTime) -> Option<Duration> {
+        let at = self.claim_expires_at.filter(|_| self.status == "pending")?;
+        rules::time_left(at, now)
+    }
+
+    /// The state as the protocol reports it at `now`.
+    fn state_at(&self, now: SystemTime) -> Result<ItemState, StoreError> {
+        Ok(rules::item_state(
+            self.recorded()?,
+            self.claim_left(now).is_some(),
+            self.attempts,
+            self.max_attempts,
+        ))
+    }
+
     /// Whether `token` held by `worker` is this item's live claim; otherwise why not.
     fn check_claim(&self, worker: &str, token: Token, now: SystemTime) -> Result<(), StoreError> {
-        let token = token.get();
-        let why = if token != self.claim_token {
-            format!(
-                "claim token {token} is stale: the item's latest claim token is {}",
-                self.claim_token
-            )
-        } else if self.claimed_by.as_deref() != Some(worker) {
-            format!("claim token {token} belongs to another worker")
-        } else if self.status == "done" {
-            format!("the item was already completed under claim token {token}")
-        } else if self.status != "pending" || self.claim_expires_at.is_none() {
-            format!("the claim with token {token} already ended")
-        } else if !self.is_live(now) {
-            format!("the claim with token {token} ran out")
-        } else {
-            return Ok(());
+        let record = ClaimRecord {
+            recorded: self.recorded()?,
+            token: self.claim_token,
+            worker: self.claimed_by.as_deref(),
+            live: self.claim_left(now).is_some(),
         };
-        Err(StoreError::StaleClaim(why))
+        rules::check_claim(record, worker, token.get()).map_err(|why| stale_claim(why, token.get()))
     }
 
     /// The part of the row the replies are built from.
@@ -407,10 +408,8 @@ impl PgStore {
         let now: SystemTime = row.try_get(15)?;
         let item = ItemRow::read(&row)?;
         let state = item.state_at(now)?;
-        let claim_expires_in_ms = match (state, item.claim_expires_at) {
-            (ItemState::Claimed, Some(at)) => {
-                Some(ceil_ms(at.duration_since(now).unwrap_or_default()))
-            }
+        let claim_expires_in_ms = match state {
+            ItemState::Claimed => item.claim_left(now).map(rules::ceil_ms),
             _ => None,
         };
         item.stored().item_reply(state, claim_expires_in_ms)
@@ -610,12 +609,11 @@ async fn replayed_claim(
     // The retry's worker measures from the retry's send: promise only what is left, measured
     // after the lookup.
     let replay = format!(
-        "SELECT {ITEM_COLUMNS},
-                FLOOR(EXTRACT(EPOCH FROM (claim_expires_at - clock_timestamp())) * 1000)::bigint
+        "SELECT {ITEM_COLUMNS}, clock_timestamp()
          FROM work_queue
          WHERE queue = $1 AND claimed_by = $2 AND claim_request_id = $3
-           AND status = 'pending'
-           AND claim_expires_at >= clock_timestamp() + INTERVAL '1 millisecond'"
+           AND status = 'pending' AND claim_expires_at IS NOT NULL
+         ORDER BY claim_expires_at DESC LIMIT 1"
     );
     let lookup: [&(dyn ToSql + Sync); 3] = [&req.queue, &req.worker, &request_id];
     let mut statements: Vec<Sql> = ahead.into_iter().collect();
@@ -633,8 +631,15 @@ async fn replayed_claim(
         return Ok(None);
     };
     let mut item = ItemRow::read(row)?;
-    let left_ms = u64::try_from(row.try_get::<_, i64>(15)?).unwrap_or(0);
-    item.claim_ms = item.claim_ms.map(|granted| granted.min(left_ms));
+    let now: SystemTime = row.try_get(15)?;
+    let left = item.claim_left(now);
+    let Some(claim_ms) = item
+        .claim_ms
+        .and_then(|granted| rules::replayed_claim_ms(granted, left))
+    else {
+        return Ok(None);
+    };
+    item.claim_ms = Some(claim_ms);
     item.claimed_reply().map(Some)
 }
 
@@ -727,10 +732,9 @@ async fn fail_in(
     }
     claim.check_proven()?;
     if !repeated {
-        item.status = if item.attempts >= item.max_attempts {
-            "dead"
-        } else {
-            "pending"
+        item.status = match rules::after_failure(item.attempts, item.max_attempts) {
+            ItemRecord::Dead => "dead",
+            _ => "pending",
         }
         .to_owned();
         item.claim_expires_at = None;
