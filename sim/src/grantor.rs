@@ -1,12 +1,13 @@
 //! The reference grantor and the fenced resource, with authoritative (true) time.
 //!
-//! The grantor implements the protocol's semantics as the design states them, and nothing
-//! more:
+//! The grantor decides by the grantor's rules ([`tenure::rules`]), which the reference grantor's
+//! stores decide by too:
 //! - grant only if the resource is free, expired, or already held by the same holder; every
-//!   successful grant issues `token + 1`;
-//! - renew only for the current holder with the matching token while unexpired; the token stays;
-//!   otherwise refuse with `expired`, `revoked` or `not_holder`;
-//! - a request id seen before returns the original outcome without being applied again;
+//!   successful grant issues `token + 1`; a grant is live up to and including its expiry instant;
+//! - renew only for the current holder with the matching token while live; the token stays;
+//!   otherwise refuse with `expired`, `revoked`, `not_holder` or `unknown`;
+//! - a request id seen before is not applied again: it gets the original outcome, cut to what the
+//!   grant has left, or refused once the grant ended;
 //! - revocation ends the current grant at once;
 //! - a restart keeps tokens and grants, and holds every grant that was unexpired when it went
 //!   down for its full duration from the moment it is back (its clock restarted, so it cannot
@@ -19,9 +20,11 @@
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
+use std::time::Duration;
 
 use tenure::core::{Reply, RequestId, RequestKind};
-use tenure::protocol::{GrantOutcome, RenewOutcome, RenewRefusal, Token};
+use tenure::protocol::{GrantOutcome, GrantReply, RenewOutcome, RenewReply, Token};
+use tenure::rules::{self, GrantDecision, LeaseState, LiveGrant, Recorded};
 
 use crate::trace::Answer as Summary;
 
@@ -121,9 +124,18 @@ impl RefGrantor {
         }
     }
 
-    /// The current record if it is unexpired at `now`.
+    /// The current record if it is live at `now` ([`rules::is_live`]).
     pub fn live(&self, now: u64) -> Option<Record> {
-        self.current.filter(|r| now < r.expires_at)
+        self.current.filter(|r| rules::is_live(r.expires_at, now))
+    }
+
+    /// The current grant if it is live at `now`, as the rules read it.
+    fn live_grant(&self, now: u64) -> Option<LiveGrant<'_>> {
+        self.live(now).map(|r| LiveGrant {
+            holder: &self.names[r.holder],
+            token: r.token,
+            remaining: Duration::from_micros(r.expires_at - now),
+        })
     }
 
     /// Whether the grantor is down (restarting).
@@ -182,7 +194,7 @@ impl RefGrantor {
         let key = (holder, incarnation, id.0);
         if let Some(reply) = self.cache.get(&key) {
             return Answer {
-                reply: Some(reply.clone()),
+                reply: Some(self.replayed(now, holder, reply.clone())),
                 replayed: true,
             };
         }
@@ -211,60 +223,108 @@ impl RefGrantor {
         (granted, reported)
     }
 
-    fn grant(&mut self, now: u64, holder: HolderId, duration_ms: u64) -> Reply {
-        if let Some(record) = self.live(now) {
-            if record.holder != holder {
-                return Reply::Grant(GrantOutcome::Denied {
-                    holder: Some(self.names[record.holder].clone()),
-                    expires_in_ms: Some((record.expires_at - now) / 1000),
-                });
+    /// What a retry of a request first answered `stored` is told now, by the replay rules.
+    fn replayed(&self, now: u64, holder: HolderId, stored: Reply) -> Reply {
+        let name = &self.names[holder];
+        let live = self.live_grant(now);
+        match stored {
+            Reply::Grant(outcome) => {
+                let reply = rules::replayed_grant(grant_reply(outcome), name, live);
+                Reply::Grant(reply.outcome().expect("the rules reply well-formed"))
             }
+            Reply::Renew(outcome) => {
+                let reply = rules::replayed_renewal(renew_reply(outcome), name, live, true)
+                    .expect("the simulation's holders always prove their grants");
+                Reply::Renew(reply.outcome().expect("the rules reply well-formed"))
+            }
+            failed @ Reply::Failed(_) => failed,
         }
+    }
+
+    fn grant(&mut self, now: u64, holder: HolderId, duration_ms: u64) -> Reply {
         let (granted, reported) = self.granted_ms(duration_ms);
-        self.token += 1;
+        // A holder's identity is its proof here: the simulation has no impostors.
+        let decision = rules::grant(
+            self.token,
+            self.live_grant(now),
+            &self.names[holder],
+            |_| true,
+            granted,
+        )
+        .expect("tokens stay far below 2^53");
+        let (token, kept_ms) = match decision {
+            GrantDecision::Deny(reply) => {
+                return Reply::Grant(reply.outcome().expect("the rules reply well-formed"))
+            }
+            GrantDecision::Grant { token, kept_ms, .. } => (token, kept_ms),
+        };
+        self.token = token.get();
         self.issued.push(holder);
         self.revoked.push(false);
         self.current = Some(Record {
             holder,
             token: self.token,
-            expires_at: now + granted * 1000,
-            duration: granted * 1000,
+            expires_at: now + kept_ms * 1000,
+            duration: kept_ms * 1000,
             written_at: now,
         });
         Reply::Grant(GrantOutcome::Granted {
-            token: Token::new(self.token).expect("tokens stay far below 2^53"),
+            token,
             duration_ms: reported,
         })
     }
 
-    fn renew(&mut self, now: u64, holder: HolderId, token: u64, duration_ms: u64) -> Reply {
-        let refusal = match self.current {
-            Some(record) if record.holder == holder && record.token == token => {
-                if now >= record.expires_at {
-                    RenewRefusal::Expired
-                } else {
-                    let (granted, reported) = self.granted_ms(duration_ms);
-                    let duration = granted * 1000;
-                    self.current = Some(Record {
-                        expires_at: now + duration,
-                        duration,
-                        written_at: if duration == record.duration {
-                            record.written_at
-                        } else {
-                            now
-                        },
-                        ..record
-                    });
-                    return Reply::Renew(RenewOutcome::Renewed {
-                        token: Token::new(token).expect("token came from a grant"),
-                        duration_ms: reported,
-                    });
-                }
-            }
-            _ if self.is_revoked(token) => RenewRefusal::Revoked,
-            _ => RenewRefusal::NotHolder,
+    /// What the grantor records of the latest grant, for a renewal of `asked` to be judged by.
+    fn recorded(&self, asked: u64) -> Option<Recorded<'_>> {
+        let latest = usize::try_from(self.token).ok().filter(|&t| t > 0)?;
+        let state = match self.current {
+            Some(_) => LeaseState::Held,
+            None if self.revoked[latest] => LeaseState::Revoked,
+            None => LeaseState::Released,
         };
-        Reply::Renew(RenewOutcome::Refused(refusal))
+        // Every token of a revoked run is revoked; the rules ask about the one renewed.
+        let revoked = self.is_revoked(asked);
+        Some(Recorded {
+            token: self.token,
+            holder: Some(&self.names[self.issued[latest]]),
+            state,
+            revoked_token: revoked.then_some(asked),
+            revoked_holder: revoked.then(|| self.names[self.issued[asked as usize]].as_str()),
+        })
+    }
+
+    fn renew(&mut self, now: u64, holder: HolderId, token: u64, duration_ms: u64) -> Reply {
+        let (granted, reported) = self.granted_ms(duration_ms);
+        let live = self.live(now).is_some();
+        let asked = Token::new(token).expect("token came from a grant");
+        let reply = rules::renew(
+            self.recorded(token),
+            &self.names[holder],
+            asked,
+            live,
+            true,
+            granted,
+        )
+        .expect("the simulation's holders always prove their grants");
+        if reply.renewed {
+            let record = self.current.expect("a renewal renews the current grant");
+            let duration = granted * 1000;
+            self.current = Some(Record {
+                expires_at: now + duration,
+                duration,
+                written_at: if duration == record.duration {
+                    record.written_at
+                } else {
+                    now
+                },
+                ..record
+            });
+            return Reply::Renew(RenewOutcome::Renewed {
+                token: asked,
+                duration_ms: reported,
+            });
+        }
+        Reply::Renew(reply.outcome().expect("the rules reply well-formed"))
     }
 
     fn release(&mut self, now: u64, holder: HolderId, token: u64) {
@@ -314,6 +374,37 @@ impl RefGrantor {
         // Renewal outcomes were kept in memory only.
         self.cache
             .retain(|_, reply| !matches!(reply, Reply::Renew(_)));
+    }
+}
+
+/// A grant outcome as the wire reply the rules take.
+fn grant_reply(outcome: GrantOutcome) -> GrantReply {
+    match outcome {
+        GrantOutcome::Granted { token, duration_ms } => GrantReply {
+            duration_ms,
+            ..GrantReply::granted(token, 0)
+        },
+        GrantOutcome::Denied {
+            holder,
+            expires_in_ms,
+        } => GrantReply {
+            granted: false,
+            token: None,
+            duration_ms: None,
+            holder,
+            expires_in_ms,
+        },
+    }
+}
+
+/// A renewal outcome as the wire reply the rules take.
+fn renew_reply(outcome: RenewOutcome) -> RenewReply {
+    match outcome {
+        RenewOutcome::Renewed { token, duration_ms } => RenewReply {
+            duration_ms,
+            ..RenewReply::renewed(token, 0)
+        },
+        RenewOutcome::Refused(reason) => RenewReply::refused(reason),
     }
 }
 
@@ -370,9 +461,25 @@ mod tests {
         ));
         // The same holder may be granted again, under a new token.
         assert_eq!(token_of(&grant(&mut g, 10, 0, 2)), 2);
-        // A duplicate delivery replays the original outcome.
-        assert_eq!(token_of(&grant(&mut g, 20, 0, 1)), 1);
-        assert_eq!(token_of(&grant(&mut g, 1_000_010, 1, 2)), 3);
+        // A duplicate delivery replays the original outcome, cut to what it has left...
+        assert_eq!(
+            grant(&mut g, 20, 0, 2),
+            Reply::Grant(GrantOutcome::Granted {
+                token: Token::new(2).unwrap(),
+                duration_ms: Some(999),
+            })
+        );
+        // ...and denied once that grant was superseded.
+        assert!(matches!(
+            grant(&mut g, 20, 0, 1),
+            Reply::Grant(GrantOutcome::Denied { .. })
+        ));
+        // At the expiry instant the grant is still live; a microsecond later it is not.
+        assert!(matches!(
+            grant(&mut g, 1_000_010, 1, 2),
+            Reply::Grant(GrantOutcome::Denied { .. })
+        ));
+        assert_eq!(token_of(&grant(&mut g, 1_000_011, 1, 3)), 3);
     }
 
     #[test]
@@ -381,8 +488,8 @@ mod tests {
         grant(&mut g, 0, 0, 1);
         g.down(500_000);
         g.up(700_000);
-        assert_eq!(g.live(1_600_000).unwrap().holder, 0);
-        assert!(g.live(1_700_000).is_none());
+        assert_eq!(g.live(1_700_000).unwrap().holder, 0);
+        assert!(g.live(1_700_001).is_none());
     }
 
     #[test]
