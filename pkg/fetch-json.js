@@ -8,6 +8,8 @@
 import { LeaseError } from "./errors.js";
 import { parseReplyJson } from "./strict-json.js";
 import { checkedBaseUrl, grantorError, readLimited, retryAfterMs } from "./http-grantor.js";
+import { RecentCallsCore } from "./glue/tenure.js";
+import { coreModule } from "./core.js";
 
 export { grantorError };
 
@@ -193,35 +195,34 @@ export function statusFailure(what, { status, headers }, { grantorCode, message,
   return grantorError("bad_request", `${what}: ${status}${detail || " refused"}`, extra);
 }
 
-/** How many recent grants and renewals an adapter remembers for answering retries. */
-const REMEMBERED_CALLS = 1024;
-
 /**
  * Internal: the durations of recent successful grants and renewals, keyed by attempt (holder,
  * resource, requestId), and when each call started. A retry of an attempt (same `requestId`) is
  * answered with what the original has left, counted from when the original call started, which
  * is before the grantor started its lease: a holder that measures from the retry must not be
- * promised more than the original grant had. (The reference grantor does the same with its
- * stored replies.)
+ * promised more than the original grant had. The rule, and the bounded memory of the last 1024
+ * attempts, are the core's (`RecentCallsCore`, the rule the reference grantor answers its stored
+ * replies by); this only reads the clock for it. The core is loaded on the first call.
  */
 export class RecentCalls {
-  #calls = new Map();
+  #core = null;
+
+  #calls() {
+    if (this.#core === null) {
+      coreModule();
+      this.#core = new RecentCallsCore();
+    }
+    return this.#core;
+  }
 
   /** Records that the attempt `key`, which started at `startedAt` (`performance.now()`), got `durationMs`. */
   remember(key, startedAt, durationMs) {
-    this.#calls.delete(key);
-    this.#calls.set(key, { startedAt, durationMs });
-    if (this.#calls.size > REMEMBERED_CALLS) {
-      this.#calls.delete(this.#calls.keys().next().value);
-    }
+    if (key !== undefined) this.#calls().remember(key, startedAt, durationMs);
   }
 
   /** Whole milliseconds the remembered attempt `key` has left, or undefined when unknown or spent. */
   remainingMs(key) {
-    const call = this.#calls.get(key);
-    if (call === undefined) return undefined;
-    const left = Math.floor(call.durationMs - (perf.now() - call.startedAt));
-    return left >= 1 ? left : undefined;
+    return key === undefined ? undefined : this.#calls().remainingMs(key, perf.now());
   }
 
   /**
@@ -231,10 +232,7 @@ export class RecentCalls {
    * and is remembered as starting at `startedAt`.
    */
   promise(key, startedAt, durationMs) {
-    const left = this.remainingMs(key);
-    if (left !== undefined) return Math.min(durationMs, left);
-    this.remember(key, startedAt, durationMs);
-    return durationMs;
+    return this.#calls().promise(key, startedAt, durationMs, perf.now());
   }
 }
 

@@ -74,12 +74,18 @@ macro_rules! scenario {
         let renewed = $renew(renew("r", token, $secret("r", token.get()), "3"))
             .await
             .unwrap();
-        assert!(renewed.renewed, "the old holder's renewal renews: {renewed:?}");
+        assert!(
+            renewed.renewed,
+            "the old holder's renewal renews: {renewed:?}"
+        );
         answers.push(format!("{renewed:?}"));
 
         $set_clock(LEASE_MS * 1000 + 1);
         let late = $grant(grant("s", "b", "2")).await.unwrap();
-        assert!(late.granted, "a microsecond later the grant ran out: {late:?}");
+        assert!(
+            late.granted,
+            "a microsecond later the grant ran out: {late:?}"
+        );
         answers.push(format!("{late:?}"));
         answers
     }};

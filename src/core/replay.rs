@@ -9,14 +9,16 @@
 //! so do the JavaScript adapters, which remember their recent calls ([`RecentCalls`]).
 
 use core::time::Duration;
-use std::collections::VecDeque;
 
 use super::Micros;
 
 /// Whole milliseconds in `d`, rounded down: a holder may believe less than the grantor, never
 /// more.
 pub fn floor_ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+    // Not `as_millis`: its 128-bit arithmetic would add code to the WebAssembly module.
+    d.as_secs()
+        .saturating_mul(1000)
+        .saturating_add(u64::from(d.subsec_millis()))
 }
 
 /// What a retry may be promised, in ms, when a fresh answer would promise `wanted_ms` and the
@@ -44,8 +46,9 @@ struct Call {
 /// the one remembered longest ago.
 #[derive(Clone, Debug, Default)]
 pub struct RecentCalls {
-    /// Oldest first.
-    calls: VecDeque<Call>,
+    /// Oldest first. A plain vector: at this size a search and a shift cost nothing next to the
+    /// network call they answer, and a `Vec` adds less to the WebAssembly module than a deque.
+    calls: Vec<Call>,
 }
 
 impl RecentCalls {
@@ -67,14 +70,16 @@ impl RecentCalls {
     /// Records that attempt `key`, started at `started_at`, was promised `duration_ms`; it
     /// replaces what was remembered of `key` before.
     pub fn remember(&mut self, key: &str, started_at: Micros, duration_ms: u64) {
-        self.calls.retain(|call| call.key != key);
-        self.calls.push_back(Call {
+        if let Some(known) = self.calls.iter().position(|call| call.key == key) {
+            self.calls.remove(known);
+        }
+        self.calls.push(Call {
             key: key.to_owned(),
             started_at,
             duration_ms,
         });
         if self.calls.len() > REMEMBERED_CALLS {
-            self.calls.pop_front();
+            self.calls.remove(0);
         }
     }
 
@@ -82,9 +87,12 @@ impl RecentCalls {
     /// unknown or less than a millisecond is left.
     pub fn remaining_ms(&self, key: &str, now: Micros) -> Option<u64> {
         let call = self.calls.iter().find(|call| call.key == key)?;
-        let elapsed = Duration::from_micros(now.0.saturating_sub(call.started_at.0));
-        let promised = Duration::from_millis(call.duration_ms);
-        promised_ms(call.duration_ms, promised.saturating_sub(elapsed))
+        let elapsed = now.0.saturating_sub(call.started_at.0);
+        let left = call
+            .duration_ms
+            .saturating_mul(1000)
+            .saturating_sub(elapsed);
+        promised_ms(call.duration_ms, Duration::from_micros(left))
     }
 
     /// What attempt `key`, carried out again, may promise when the grantor now promised

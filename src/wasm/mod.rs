@@ -9,11 +9,13 @@ mod error;
 mod holder;
 mod js;
 mod lease;
+mod replay;
 mod reply;
 mod window;
 
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
+pub use replay::RecentCallsCore;
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
 // does. Not with threads: it assumes one.
