@@ -22,6 +22,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tenure::protocol::{FencedWriteReply, GrantReply, ReleaseReply, RenewRefusal, RenewReply};
+use tenure::rules;
 
 use crate::AppState;
 
@@ -157,7 +158,7 @@ impl Metrics {
             Some(previous) if previous.token >= token.get() => return,
             // The grantor gives a resource to another holder, or re-grants it to the same holder
             // after its duration, only once the previous grant ran out.
-            Some(previous) if previous.holder != holder || previous.until <= now => {
+            Some(previous) if previous.holder != holder || !rules::is_live(previous.until, now) => {
                 bump(&self.expiries);
             }
             _ => {}
@@ -323,7 +324,8 @@ impl Metrics {
 
     fn count_expired(&self, held: &mut HeldLeases, now: Instant) {
         let before = held.by_resource.len();
-        held.by_resource.retain(|_, known| known.until > now);
+        held.by_resource
+            .retain(|_, known| rules::is_live(known.until, now));
         let expired = before - held.by_resource.len();
         self.expiries.fetch_add(
             u64::try_from(expired).unwrap_or(u64::MAX),
