@@ -58,6 +58,25 @@ pub enum RestartRule {
     ResumeRecordedExpiry,
 }
 
+/// Deliberately broken ways of applying the grantor's rules, each of which the simulation must
+/// catch: they show that its invariants would notice a grantor that decided otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RulesMutation {
+    /// A grant is judged as if no grant were live: another holder's live grant is superseded.
+    GrantOverLiveGrant,
+    /// A renewal is answered `renewed` but the grant keeps its old expiry, so the grantor gives
+    /// the resource away while the renewed holder still believes in it.
+    RenewalKeepsOldExpiry,
+}
+
+impl RulesMutation {
+    /// Every variant, for tests that must catch them all.
+    pub const ALL: [RulesMutation; 2] = [
+        RulesMutation::GrantOverLiveGrant,
+        RulesMutation::RenewalKeepsOldExpiry,
+    ];
+}
+
 /// What the grantor answered and whether it changed anything, for the trace.
 #[derive(Clone, Debug)]
 pub struct Answer {
@@ -83,6 +102,7 @@ pub struct RefGrantor {
     reports_duration: bool,
     down_since: Option<u64>,
     restart_rule: RestartRule,
+    rules_mutation: Option<RulesMutation>,
 }
 
 impl RefGrantor {
@@ -100,7 +120,14 @@ impl RefGrantor {
             reports_duration,
             down_since: None,
             restart_rule: RestartRule::FullDurationFromRestart,
+            rules_mutation: None,
         }
+    }
+
+    /// The same grantor applying its rules in the broken way `mutation`.
+    pub fn with_rules_mutation(mut self, mutation: RulesMutation) -> RefGrantor {
+        self.rules_mutation = Some(mutation);
+        self
     }
 
     /// The same grantor restarting by `rule`.
@@ -118,6 +145,7 @@ impl RefGrantor {
         self.revoked.hash(state);
         self.down_since.hash(state);
         self.restart_rule.hash(state);
+        self.rules_mutation.hash(state);
         for (key, reply) in &self.cache {
             key.hash(state);
             Summary::of(reply).hash(state);
@@ -244,14 +272,12 @@ impl RefGrantor {
     fn grant(&mut self, now: u64, holder: HolderId, duration_ms: u64) -> Reply {
         let (granted, reported) = self.granted_ms(duration_ms);
         // A holder's identity is its proof here: the simulation has no impostors.
-        let decision = rules::grant(
-            self.token,
-            self.live_grant(now),
-            &self.names[holder],
-            |_| true,
-            granted,
-        )
-        .expect("tokens stay far below 2^53");
+        let live = match self.rules_mutation {
+            Some(RulesMutation::GrantOverLiveGrant) => None,
+            _ => self.live_grant(now),
+        };
+        let decision = rules::grant(self.token, live, &self.names[holder], |_| true, granted)
+            .expect("tokens stay far below 2^53");
         let (token, kept_ms) = match decision {
             GrantDecision::Deny(reply) => {
                 return Reply::Grant(reply.outcome().expect("the rules reply well-formed"))
@@ -309,8 +335,12 @@ impl RefGrantor {
         if reply.renewed {
             let record = self.current.expect("a renewal renews the current grant");
             let duration = granted * 1000;
+            let expires_at = match self.rules_mutation {
+                Some(RulesMutation::RenewalKeepsOldExpiry) => record.expires_at,
+                _ => now + duration,
+            };
             self.current = Some(Record {
-                expires_at: now + duration,
+                expires_at,
                 duration,
                 written_at: if duration == record.duration {
                     record.written_at

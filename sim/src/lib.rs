@@ -45,10 +45,10 @@ pub mod world;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-pub use grantor::RestartRule;
+pub use grantor::{RestartRule, RulesMutation};
 pub use invariants::{Invariant, Violation};
 pub use tenure::core::Mutation;
-pub use world::{run, run_with_restart_rule, Outcome};
+pub use world::{run, run_with_restart_rule, run_with_rules_mutation, Outcome};
 
 /// What a range of seeds did.
 #[derive(Debug, Default)]

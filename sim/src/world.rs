@@ -12,7 +12,7 @@ use tenure::core::{
 use tenure::protocol::{GrantOutcome, RenewOutcome, Token};
 
 use crate::clock::MachineClock;
-use crate::grantor::{FencedResource, HolderId, RefGrantor, RestartRule};
+use crate::grantor::{FencedResource, HolderId, RefGrantor, RestartRule, RulesMutation};
 use crate::invariants::{check_beliefs, Broken, HoldTracker, Invariant, Violation};
 use crate::net::{Msg, Network};
 use crate::rng::Rng;
@@ -132,27 +132,18 @@ pub fn run(seed: u64, mutation: Option<Mutation>) -> Outcome {
     run_with_restart_rule(seed, mutation, RestartRule::FullDurationFromRestart)
 }
 
+/// [`run`] with a grantor that applies its rules in the broken way `mutation`, which the
+/// simulation must catch.
+pub fn run_with_rules_mutation(seed: u64, mutation: RulesMutation) -> Outcome {
+    let mut world = World::new(seed, None, RestartRule::FullDurationFromRestart);
+    world.grantor = world.grantor.clone().with_rules_mutation(mutation);
+    world.outcome(seed)
+}
+
 /// [`run`] with a grantor that restarts by `rule`: the broken rule is the grantor's own
 /// deliberately broken variant, which the simulation must catch.
 pub fn run_with_restart_rule(seed: u64, mutation: Option<Mutation>, rule: RestartRule) -> Outcome {
-    let mut world = World::new(seed, mutation, rule);
-    world.run();
-    let details = world.violation.as_ref().map(|_| {
-        format!(
-            "parameters: {:#?}\nlast events (true time):\n{}",
-            world.swarm,
-            world.trace.render_tail()
-        )
-    });
-    Outcome {
-        seed,
-        mutation,
-        steps: world.steps,
-        events: world.trace.count(),
-        hash: world.trace.hash(),
-        violation: world.violation,
-        details,
-    }
+    World::new(seed, mutation, rule).outcome(seed)
 }
 
 struct World {
@@ -179,6 +170,27 @@ struct World {
 }
 
 impl World {
+    /// Runs the world to its end and reports what happened.
+    fn outcome(mut self, seed: u64) -> Outcome {
+        self.run();
+        let details = self.violation.as_ref().map(|_| {
+            format!(
+                "parameters: {:#?}\nlast events (true time):\n{}",
+                self.swarm,
+                self.trace.render_tail()
+            )
+        });
+        Outcome {
+            seed,
+            mutation: self.mutation,
+            steps: self.steps,
+            events: self.trace.count(),
+            hash: self.trace.hash(),
+            violation: self.violation,
+            details,
+        }
+    }
+
     fn new(seed: u64, mutation: Option<Mutation>, restart_rule: RestartRule) -> World {
         let mut rng = Rng::new(seed);
         let swarm = Swarm::draw(&mut rng);

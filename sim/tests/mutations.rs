@@ -4,7 +4,9 @@
 use std::sync::Mutex;
 
 use tenure_sim::model::{Bounds, Model};
-use tenure_sim::{run, run_with_restart_rule, Mutation, RestartRule};
+use tenure_sim::{
+    run, run_with_restart_rule, run_with_rules_mutation, Mutation, RestartRule, RulesMutation,
+};
 
 /// Every mutation must be caught by some seed below this (all of these seeds pass with the real
 /// core, in the default swarm range).
@@ -81,4 +83,20 @@ fn simulation_catches_a_restart_that_forgets_renewals() {
     println!("ResumeRecordedExpiry: caught by seed {seed}, invariant {invariant}");
     let real = run_with_restart_rule(seed, None, RestartRule::FullDurationFromRestart);
     assert!(real.violation.is_none(), "{}", real.report());
+}
+
+/// Every broken way of applying the grantor's rules is caught by some seed, and the real rules
+/// pass that seed.
+#[test]
+fn simulation_catches_every_broken_grantor_rule() {
+    for mutation in RulesMutation::ALL {
+        let caught = (0..SEED_BUDGET).find_map(|seed| {
+            let outcome = run_with_rules_mutation(seed, mutation);
+            outcome.violation.map(|v| (seed, v.invariant))
+        });
+        let (seed, invariant) = caught.unwrap_or_else(|| panic!("no seed caught {mutation:?}"));
+        println!("{mutation:?}: caught by seed {seed}, invariant {invariant}");
+        let real = run(seed, None);
+        assert!(real.violation.is_none(), "{}", real.report());
+    }
 }
