@@ -15,7 +15,6 @@ use super::Micros;
 /// Whole milliseconds in `d`, rounded down: a holder may believe less than the grantor, never
 /// more.
 pub fn floor_ms(d: Duration) -> u64 {
-    // Not `as_millis`: its 128-bit arithmetic would add code to the WebAssembly module.
     d.as_secs()
         .saturating_mul(1000)
         .saturating_add(u64::from(d.subsec_millis()))
@@ -47,7 +46,7 @@ struct Call {
 #[derive(Clone, Debug, Default)]
 pub struct RecentCalls {
     /// Oldest first. A plain vector: at this size a search and a shift cost nothing next to the
-    /// network call they answer, and a `Vec` adds less to the WebAssembly module than a deque.
+    /// network call they answer.
     calls: Vec<Call>,
 }
 
