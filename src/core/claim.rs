@@ -117,6 +117,11 @@ impl ClaimConfig {
         self.idle_max = lenient_ms(max_ms);
         self
     }
+
+    /// The heartbeat interval: the holder's renew interval.
+    pub fn heartbeat_interval(&self) -> Micros {
+        self.holder.renew_interval
+    }
 }
 
 /// A delay option that was never validated: anything not a positive number waits not at all, as
@@ -145,6 +150,12 @@ impl IdleBackoff {
             empty: 0,
             jitter: Jitter::new(seed),
         }
+    }
+
+    /// Backoff from `base_ms` to `max_ms` as JavaScript passes them, unvalidated: anything not a
+    /// positive number waits not at all.
+    pub fn from_ms(base_ms: f64, max_ms: f64, seed: u64) -> IdleBackoff {
+        IdleBackoff::new(lenient_ms(base_ms), lenient_ms(max_ms), seed)
     }
 
     /// The wait after one more claim that found nothing (or could not be made).

@@ -5,6 +5,7 @@
 //! `LeaseHolder` classes and its `LeaseError` types.
 
 mod alloc;
+mod claim;
 mod error;
 mod holder;
 mod js;
@@ -12,6 +13,7 @@ mod lease;
 mod reply;
 mod window;
 
+pub use claim::{claim_heartbeat_ms, IdleCore, SettleCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
 
