@@ -40,13 +40,18 @@ pub enum ClaimMutation {
     CompleteWithoutGate,
     /// The gate is checked before a completion's first attempt only, not before its retries.
     GateFirstAttemptOnly,
+    /// Whether the claim is held is read from the holder's phase, which changes only when an
+    /// input arrives (a heartbeat's reply, the expiry timer), instead of from the clocks: a claim
+    /// whose heartbeats lapsed counts as held until something happens to say otherwise.
+    LapseNoticedOnlyByEvents,
 }
 
 impl ClaimMutation {
     /// Every claim mutation, for tests that must catch them all.
-    pub const ALL: [ClaimMutation; 2] = [
+    pub const ALL: [ClaimMutation; 3] = [
         ClaimMutation::CompleteWithoutGate,
         ClaimMutation::GateFirstAttemptOnly,
+        ClaimMutation::LapseNoticedOnlyByEvents,
     ];
 }
 
@@ -315,7 +320,7 @@ impl Settlement {
         match self.mutation {
             Some(ClaimMutation::CompleteWithoutGate) => return false,
             Some(ClaimMutation::GateFirstAttemptOnly) => return self.attempts == 0,
-            None => {}
+            Some(ClaimMutation::LapseNoticedOnlyByEvents) | None => {}
         }
         true
     }
@@ -581,10 +586,13 @@ impl ClaimMachine {
     }
 
     /// The item and token this slot safely holds at `now`, if any: what the application may act
-    /// on. A pure query, as [`Holder::is_safely_held`] is.
+    /// on. None once its settlement is under way (the grantor may already have applied it), as
+    /// `Claim.isSafelyHeld()` answers. A pure query, as [`Holder::is_safely_held`] is.
     pub fn safely_held(&mut self, now: Now) -> Option<(u64, Token)> {
-        let (item, token) = self.in_hand()?;
-        self.holder.is_safely_held(now).then_some((item, token))
+        let Slot::Holding { item, token } = self.slot else {
+            return None;
+        };
+        self.held(now).then_some((item, token))
     }
 
     /// The item in hand and its token, safe or not, until its settlement ends.
@@ -758,6 +766,15 @@ impl ClaimMachine {
         }
     }
 
+    /// Whether the claim's holder safely holds it at `now`, judged on the clocks.
+    fn held(&mut self, now: Now) -> bool {
+        #[cfg(feature = "mutations")]
+        if self.config.mutation == Some(ClaimMutation::LapseNoticedOnlyByEvents) {
+            return self.holder.phase() == super::holder::Phase::Held;
+        }
+        self.holder.is_safely_held(now)
+    }
+
     fn fresh_holder(&mut self) {
         self.generation += 1;
         let mut config = self.config.holder.clone();
@@ -882,7 +899,7 @@ impl ClaimMachine {
     }
 
     fn settle_step(&mut self, now: Now) {
-        let held = self.holder.is_safely_held(now);
+        let held = self.held(now);
         let generation = self.generation;
         let timeout = self.config.holder.request_timeout;
         let Slot::Settling {
@@ -919,7 +936,7 @@ impl ClaimMachine {
     }
 
     fn settle_outcome(&mut self, now: Now, reply: SettleReply) {
-        let held = self.holder.is_safely_held(now);
+        let held = self.held(now);
         let Slot::Settling {
             settlement,
             in_flight,
