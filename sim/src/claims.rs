@@ -68,6 +68,8 @@ pub struct ClaimParams {
     pub long_delay: f64,
     /// Probability that a message is lost.
     pub loss: f64,
+    /// Probability that a message is delivered twice.
+    pub duplicate: f64,
     /// Probability that the queue applies a request and its reply is lost.
     pub reply_lost: f64,
     /// Probability that the queue answers 5xx without applying the request.
@@ -111,6 +113,7 @@ impl ClaimParams {
             latency_max,
             long_delay: rng.pick(&[0.0, 0.01, 0.05]),
             loss: rng.pick(&[0.0, 0.01, 0.05, 0.2]),
+            duplicate: rng.pick(&[0.0, 0.0, 0.02, 0.1]),
             reply_lost: rng.pick(&[0.0, 0.02, 0.1]),
             server_error: rng.pick(&[0.0, 0.02, 0.1]),
             fault_gap: claim * rng.pick(&[1, 2, 5]) / 2,
@@ -430,6 +433,8 @@ struct Worker {
     work: Option<Work>,
     /// The timer: the monotonic target asked for and the true time it fires.
     timer: Option<(MonoTime, u64)>,
+    /// Asleep: frozen with the monotonic clock stopped.
+    asleep: bool,
     /// The claim of the last settle attempt sent, to count retries.
     last_settle: Option<(u64, Token)>,
 }
@@ -526,6 +531,7 @@ impl ClaimWorld {
                 inbox: Vec::new(),
                 work: None,
                 timer: None,
+                asleep: false,
                 last_settle: None,
             });
             world.start_worker(w);
@@ -816,6 +822,16 @@ impl ClaimWorld {
     }
 
     fn push(&mut self, at: u64, msg: Msg) {
+        if !self.healed && self.rng.chance(self.params.duplicate) {
+            // The copy draws its own latency, so it may arrive first.
+            let copy_at = self.now + self.latency();
+            self.seq += 1;
+            self.net.push(Envelope {
+                at: copy_at,
+                seq: self.seq,
+                msg: msg.clone(),
+            });
+        }
         self.seq += 1;
         self.net.push(Envelope {
             at,
@@ -1033,7 +1049,7 @@ impl ClaimWorld {
         if self.workers[w].down_until.is_some() {
             return;
         }
-        match self.rng.below(4) {
+        match self.rng.below(5) {
             0 => {
                 let duration = self.rng.range(claim / 4, 2 * claim);
                 self.workers[w].partitioned_until = self.now + duration;
@@ -1047,6 +1063,7 @@ impl ClaimWorld {
                 self.workers[w].frozen_until = Some(self.now + duration);
                 if suspend {
                     self.workers[w].clock.set_suspended(self.now, true);
+                    self.workers[w].asleep = true;
                 }
                 self.log(13, w as u64, duration, || {
                     format!("FAULT freeze w{w} {duration}µs (suspend: {suspend})")
@@ -1058,12 +1075,24 @@ impl ClaimWorld {
                 worker.down_until = Some(self.now + duration);
                 worker.frozen_until = None;
                 worker.clock.set_suspended(self.now, false);
+                worker.asleep = false;
                 worker.inbox.clear();
                 worker.work = None;
                 worker.timer = None;
                 worker.incarnation += 1;
                 self.log(14, w as u64, duration, || {
                     format!("FAULT crash w{w} {duration}µs")
+                });
+            }
+            4 => {
+                // Either way while awake; only forward while asleep, where a step back cannot be
+                // told from no time passing (the drift assumption of `clock`).
+                let size = self.rng.range(1, 2 * claim) as i64;
+                let back = !self.workers[w].asleep && self.rng.chance(0.5);
+                let delta = if back { -size } else { size };
+                self.workers[w].clock.step_wall(self.now, delta);
+                self.log(19, w as u64, delta as u64, || {
+                    format!("FAULT wall step w{w} {delta}µs")
                 });
             }
             _ => {}
@@ -1075,6 +1104,7 @@ impl ClaimWorld {
         let worker = &mut self.workers[w];
         worker.frozen_until = None;
         worker.clock.set_suspended(now, false);
+        worker.asleep = false;
         let inbox = std::mem::take(&mut worker.inbox);
         self.log(15, w as u64, 0, || format!("w{w} thaws"));
         // The host wakes: it checks its deadlines first, then reads the replies that waited.

@@ -2,7 +2,7 @@
 //! every deliberately broken claim variant is caught.
 //!
 //! `TENURE_SIM_SEED` (first seed, default 0) and `TENURE_SIM_RUNS` (number of seeds, default
-//! 3,000) choose the range of the sweep.
+//! 10,000) choose the range of the sweep.
 
 use std::time::Instant;
 
@@ -15,7 +15,7 @@ const SEED_BUDGET: u64 = 3_000;
 
 #[test]
 fn claims_world_keeps_every_invariant() {
-    let (first, runs) = seeds_from_env(0, 3_000);
+    let (first, runs) = seeds_from_env(0, 10_000);
     let started = Instant::now();
     let report = run_claims_range(first, runs, None, threads());
     let elapsed = started.elapsed().as_secs_f64().max(1e-9);
@@ -59,7 +59,7 @@ fn claims_world_reaches_the_cases_that_matter() {
 
 #[test]
 fn same_seed_same_claims_run() {
-    let (first, _) = seeds_from_env(0, 3_000);
+    let (first, _) = seeds_from_env(0, 10_000);
     for seed in first..first + 20 {
         let a = run_claims(seed, None);
         let b = run_claims(seed, None);
@@ -99,4 +99,27 @@ fn claims_world_catches_every_claim_mutation() {
         missed.is_empty(),
         "claim mutations no seed below {SEED_BUDGET} caught: {missed:?}"
     );
+}
+
+/// Seeds that exposed bugs, each fixed since. They must keep passing.
+#[test]
+fn claim_seeds_that_found_bugs_stay_fixed() {
+    for (seed, bug) in [
+        (
+            15379,
+            "the world read a claiming worker's clocks only once its claim arrived, so a wall \
+             step back and a sleep in between hid the time that passed",
+        ),
+        (
+            92714,
+            "the same, found through a completion sent after the claim lapsed",
+        ),
+    ] {
+        let outcome = run_claims(seed, None);
+        assert!(
+            outcome.violation.is_none(),
+            "regression of: {bug}\n{}",
+            outcome.report()
+        );
+    }
 }

@@ -589,10 +589,12 @@ impl ClaimMachine {
     /// on. None once its settlement is under way (the grantor may already have applied it), as
     /// `Claim.isSafelyHeld()` answers. A pure query, as [`Holder::is_safely_held`] is.
     pub fn safely_held(&mut self, now: Now) -> Option<(u64, Token)> {
+        // Asked first, whatever the slot: the holder records every reading it is given.
+        let held = self.held(now);
         let Slot::Holding { item, token } = self.slot else {
             return None;
         };
-        self.held(now).then_some((item, token))
+        held.then_some((item, token))
     }
 
     /// The item in hand and its token, safe or not, until its settlement ends.
