@@ -3,12 +3,15 @@
 // = heartbeat, release = give the item back). So a claim gets everything a lease gets from the
 // core: the clock starts when the claim request was sent, expiry is judged on both clocks, each
 // heartbeat has its own timeout, and `signal` aborts at the margin, before the grantor can hand
-// the item to another worker.
+// the item to another worker. What the claim adds to the lease (the configuration's rules, the
+// gate before a completion, the settle retries and the idle backoff) is decided by the core; this
+// file does the IO.
 
 import { LeaseHolder } from "./api.js";
-import { LeaseError } from "./errors.js";
+import { coreModule } from "./core.js";
+import { LeaseError, fromCore } from "./errors.js";
+import { IdleCore, SettleCore, claimHeartbeatMs } from "./glue/tenure.js";
 
-const MAX_DURATION_MS = 2_147_483_647;
 // Failure reports are stored with the item; the grantor refuses bodies over 64 KiB.
 const MAX_ERROR_TEXT = 4096;
 
@@ -18,6 +21,16 @@ function configError(field, message) {
 
 function checkName(value, field) {
   if (typeof value !== "string" || value === "") throw configError(field, "must be a non-empty string");
+}
+
+/** Calls into the core, loading it first; its errors become the package's `LeaseError`s. */
+function fromTheCore(call) {
+  coreModule();
+  try {
+    return call();
+  } catch (error) {
+    throw fromCore(error);
+  }
 }
 
 function isSafeId(value) {
@@ -212,7 +225,7 @@ export class Claim {
    * why; the completion stands either way).
    */
   complete(result = null, { claimNext = false } = {}) {
-    return this.#settle("complete", { result }, true, claimNext);
+    return this.#settle("complete", { result }, claimNext);
   }
 
   /**
@@ -222,10 +235,10 @@ export class Claim {
    * `ERR_CLAIM_STALE` when it refuses. `claimNext` as for `complete`.
    */
   fail(error, { claimNext = false } = {}) {
-    return this.#settle("fail", { error: describeError(error) }, false, claimNext);
+    return this.#settle("fail", { error: describeError(error) }, claimNext);
   }
 
-  async #settle(operation, body, needsHold, claimNext) {
+  async #settle(operation, body, claimNext) {
     if (this.#settled) throw new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`);
     this.#settled = true;
     const claimer = this.#claimer;
@@ -239,23 +252,31 @@ export class Claim {
     // The next claim's holder: each attempt of this settlement is an attempt of its grant.
     const next = claimNext ? new ClaimAdapter(claimer.grantor, claimer.queue, { operation, request }) : null;
     const nextHolder = next === null ? null : claimHolder(claimer, next);
+    // The core decides each step, told whether the claim is safely held right then: the last
+    // I/O may have been long ago on this clock.
+    const settlement = fromTheCore(() => new SettleCore(operation));
+    const held = () => this.#holder.lease.isSafelyHeld();
     try {
-      for (let attempt = 1; ; attempt++) {
-        // Checked right before every send: the last I/O may have been long ago on this clock.
-        if (needsHold && !this.#holder.lease.isSafelyHeld()) {
+      let step = settlement.attempt(held());
+      for (;;) {
+        if (step === "not_held") {
           throw new LeaseError(
             "ERR_CLAIM_LOST",
             `claim ${this.token} on item ${this.item.id} is not safely held; not sent`,
           );
         }
+        if (step > 0) {
+          await delay(step);
+          step = settlement.attempt(held());
+          continue;
+        }
         try {
           if (next === null) return await claimer.grantor[operation](request);
           return await settleAndClaimNext(claimer, next, nextHolder);
         } catch (error) {
-          if (error?.grantorCode === "stale_claim") throw staleError(operation, error);
-          const retryable = error?.code === "ERR_GRANTOR" && error.kind !== "bad_request" && error.kind !== "malformed_reply";
-          if (!retryable || attempt >= 4 || (!needsHold && !this.#holder.lease.isSafelyHeld())) throw error;
-          await delay(Math.min(1000, 50 * 2 ** attempt));
+          step = settlement.outcome(error, held());
+          if (step === "stale") throw staleError(operation, error);
+          if (typeof step !== "number") throw error;
         }
       }
     } finally {
@@ -322,16 +343,7 @@ export class WorkClaimer {
     }
     checkName(queue, "queue");
     checkName(workerId, "workerId");
-    if (!(Number.isFinite(claimMs) && claimMs > 0 && claimMs <= MAX_DURATION_MS)) {
-      throw configError("claimMs", `must be a number from 1 to ${MAX_DURATION_MS}`);
-    }
-    if (!(Number.isFinite(marginMs) && marginMs > 0 && marginMs < claimMs)) {
-      throw configError("marginMs", "must be a number above 0 and below claimMs");
-    }
-    const heartbeatMs = claimMs / 3;
-    if (!(heartbeatMs < claimMs - marginMs)) {
-      throw configError("marginMs", "must leave room for a heartbeat: below claimMs * 2/3");
-    }
+    const heartbeatMs = fromTheCore(() => claimHeartbeatMs(claimMs, marginMs, requestTimeoutMs));
     this.grantor = grantor;
     this.queue = queue;
     this.workerId = workerId;
@@ -380,7 +392,7 @@ export class WorkClaimer {
       }
     };
     const slot = async () => {
-      let idle = 0;
+      const idle = fromTheCore(() => new IdleCore(idleDelayMs, idleDelayMaxMs));
       // What the previous item's settlement brought: the next claim, null when it asked and got
       // none (nothing claimable, or the claim failed), undefined when it did not ask.
       let next;
@@ -399,11 +411,10 @@ export class WorkClaimer {
         if (claim === null) {
           await onIdle?.();
           if (signal?.aborted) break;
-          const ceiling = Math.min(idleDelayMaxMs, idleDelayMs * 2 ** Math.min(idle++, 20));
-          await delay(ceiling / 2 + Math.random() * (ceiling / 2), signal);
+          await delay(idle.nextWaitMs(), signal);
           continue;
         }
-        idle = 0;
+        idle.reset();
         counts.claimed++;
         // The next claim rides on this item's settlement unless the loop is stopping, when it
         // would be a claim to give back unused.

@@ -17,6 +17,7 @@
 //! surrender at the margin. None of this can stop a holder that is paused while it acts;
 //! fencing tokens validated at the resource make such a holder harmless.
 
+mod claim;
 mod config;
 mod holder;
 mod lease;
@@ -26,6 +27,11 @@ mod time;
 #[cfg(test)]
 mod window_tests;
 
+pub use claim::{
+    ClaimConfig, ClaimEvent, ClaimMachine, ClaimMutation, ClaimOutput, ClaimReply, ClaimRequest,
+    ClaimRequestKind, ClaimUsageError, HeartbeatReply, IdleBackoff, SettleEnd, SettleOperation,
+    SettleReply, SettleStep, Settlement, SETTLE_ATTEMPTS, SETTLE_RETRY_BASE, SETTLE_RETRY_MAX,
+};
 pub use config::{checked_ms, ConfigError, HolderConfig, HolderOptionsMs, MAX_DURATION_MS};
 pub use holder::{
     AcquireFailure, Event, Failure, FailureKind, Holder, LossReason, Output, Phase, Reply, Request,

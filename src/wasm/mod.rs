@@ -5,6 +5,7 @@
 //! `LeaseHolder` classes and its `LeaseError` types.
 
 mod alloc;
+mod claim;
 mod error;
 mod holder;
 mod js;
@@ -13,6 +14,7 @@ mod replay;
 mod reply;
 mod window;
 
+pub use claim::{claim_heartbeat_ms, IdleCore, SettleCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
 pub use replay::RecentCallsCore;
