@@ -17,6 +17,7 @@
 //! surrender at the margin. None of this can stop a holder that is paused while it acts;
 //! fencing tokens validated at the resource make such a holder harmless.
 
+mod batch;
 mod config;
 mod holder;
 mod lease;
@@ -25,6 +26,11 @@ mod time;
 #[cfg(test)]
 mod window_tests;
 
+pub use batch::{
+    batch_delay, element_failure_kind, Batch, BatchConfig, BatchFailure, BatchId, BatchMutation,
+    BatchOutput, Batcher, HolderTiming, ItemResult, RenewalId, RenewalSpec, Settlement,
+    MAX_BATCH_BODY_CHARS, REMEMBERED_LEASES,
+};
 pub use config::{checked_ms, ConfigError, HolderConfig, HolderOptionsMs, MAX_DURATION_MS};
 pub use holder::{
     AcquireFailure, Event, Failure, FailureKind, Holder, LossReason, Output, Phase, Reply, Request,
