@@ -11,14 +11,17 @@
 //!
 //! A holder stamps a renewal's send time when it hands the renewal over, so a renewal that waits
 //! here only makes its holder believe less, never more; its holder's own deadline and margin stay
-//! enforced whatever happens here. What waiting costs is time: from the moment a renewal falls
-//! due, its holder gives the attempt until its request timeout or the start of its margin,
-//! whichever is first (see [`HolderTiming::budget`]). A renewal waits at most half of that
-//! budget, leaving the other half for the round trip ([`HolderTiming::safe_delay`]).
+//! enforced whatever happens here. What waiting costs is time: from hand-over, its holder gives
+//! the attempt until its request timeout or the start of its margin, whichever is first (see
+//! [`HolderTiming::budget`]). A renewal waits at most half of that budget, leaving the other
+//! half for the round trip ([`HolderTiming::safe_delay`]). The holder says what is left of its
+//! lease: a renewal falls due late whenever the previous one came back after the renew interval
+//! (it waited, or its round trip was slow), and then less than the on-schedule budget
+//! ([`scheduled_budget`]) is left.
 //!
-//! A renewal whose holder's settings are not known (a caller that gave only the lease) is
-//! assumed to have the default renew interval and request timeout (a third of the lease each)
-//! and a margin of at most a third: it waits a sixth of its lease, or the configured
+//! A renewal whose holder did not say (a caller that gave only the lease) is assumed to have the
+//! default renew interval and request timeout (a third of the lease each) and a margin of at
+//! most a third: it waits a sixth of its lease ([`assumed_delay`]), or the configured
 //! `max_delay`. If its holder abandons it while it waits, the lease has a shorter budget than
 //! assumed: from then on it waits at most half as long as that renewal had waited, and its retry
 //! goes at once. A lease whose latest attempt failed is renewed at once (with whatever is
@@ -84,7 +87,7 @@ impl BatchConfig {
     pub fn from_ms(max_delay_ms: Option<f64>, max_batch: Option<f64>) -> Result<Self, ConfigError> {
         let max_delay = match max_delay_ms {
             // Zero is allowed: every renewal goes out with whatever is queued in the same turn.
-            Some(ms) if ms == 0.0 => Some(Micros::ZERO),
+            Some(0.0) => Some(Micros::ZERO),
             Some(ms) => Some(checked_ms("batchRenewals.maxDelayMs", ms).map_err(|_| {
                 ConfigError::new(
                     "batchRenewals.maxDelayMs",
@@ -114,59 +117,54 @@ impl BatchConfig {
     }
 }
 
-/// The settings of a renewal's holder that decide how long the renewal may wait.
+/// What a renewal's holder says of the attempt it hands over: how long it will wait for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HolderTiming {
-    /// The lease asked for.
-    pub lease: Micros,
-    /// The holder stops believing once this little remains.
-    pub margin: Micros,
-    /// From one renewal's send to the next.
-    pub renew_interval: Micros,
-    /// How long the holder waits for one attempt.
+    /// How long the holder waits for one attempt (`requestTimeoutMs`).
     pub request_timeout: Micros,
+    /// What is left of the holder's lease before its margin begins, at hand-over.
+    pub safe_for: Micros,
 }
 
 impl HolderTiming {
-    /// The timing of a holder with `config`.
-    pub fn of(config: &HolderConfig) -> HolderTiming {
+    /// The timing of a renewal that a holder with `config`, its lease safely held for another
+    /// `safe_for`, hands over.
+    pub fn of(config: &HolderConfig, safe_for: Micros) -> HolderTiming {
         HolderTiming {
-            lease: config.lease,
-            margin: config.margin,
-            renew_interval: config.renew_interval,
             request_timeout: config.request_timeout,
+            safe_for,
         }
     }
 
-    /// What a renewal of `lease` is assumed to have when its holder did not say: the default
-    /// renew interval and request timeout (a third of the lease) and a margin of a third.
-    pub fn assumed(lease: Micros) -> HolderTiming {
-        let third = Micros(lease.0 / 3);
-        HolderTiming {
-            lease,
-            margin: third,
-            renew_interval: third,
-            request_timeout: third,
-        }
-    }
-
-    /// The time from when a renewal falls due to when its holder gives up on it, by the
-    /// holder's rule: an attempt is abandoned at its request timeout, and at the latest when
-    /// the margin begins (`lease - margin` after the previous renewal's send, which was
-    /// `renew_interval` before this one).
+    /// The time from hand-over to when the holder gives up on the attempt, by the holder's own
+    /// rule: at its request timeout, and at the latest when its margin begins.
     pub fn budget(&self) -> Micros {
-        let before_margin = self
-            .lease
-            .saturating_sub(self.margin)
-            .saturating_sub(self.renew_interval);
-        self.request_timeout.min(before_margin)
+        self.request_timeout.min(self.safe_for)
     }
 
-    /// The longest a renewal may wait for its batch: half of its [`budget`](Self::budget),
+    /// The longest the renewal may wait for its batch: half of its [`budget`](Self::budget),
     /// leaving the other half for the round trip.
     pub fn safe_delay(&self) -> Micros {
         Micros(self.budget().0 / 2)
     }
+}
+
+/// The budget of a renewal that falls due on schedule, for a holder with `config`: its request
+/// timeout, or what is left before its margin (`lease - margin` after the previous renewal's
+/// send, which was `renew_interval` before), if less.
+pub fn scheduled_budget(config: &HolderConfig) -> Micros {
+    let before_margin = config
+        .lease
+        .saturating_sub(config.margin)
+        .saturating_sub(config.renew_interval);
+    config.request_timeout.min(before_margin)
+}
+
+/// The wait assumed safe for a renewal of `lease` whose holder did not say: a sixth of the
+/// lease, half the [`scheduled_budget`] of a holder with the default renew interval and request
+/// timeout (a third of the lease each) and a margin of at most a third.
+pub fn assumed_delay(lease: Micros) -> Micros {
+    Micros(lease.0 / 6)
 }
 
 /// The longest `max_delay` that puts none of the holders with `configs` at risk: the smallest of
@@ -174,7 +172,7 @@ impl HolderTiming {
 pub fn batch_delay(configs: &[HolderConfig]) -> Option<Micros> {
     configs
         .iter()
-        .map(|config| HolderTiming::of(config).safe_delay())
+        .map(|config| Micros(scheduled_budget(config).0 / 2))
         .min()
 }
 
@@ -186,7 +184,7 @@ pub struct RenewalSpec<'a> {
     /// The lease asked for, if the request says (one that does not is sent at once: the grantor
     /// answers it).
     pub lease: Option<Micros>,
-    /// The holder's settings, if it said; otherwise they are assumed from the lease.
+    /// How long its holder waits for it, if it said; otherwise it is assumed from the lease.
     pub holder: Option<HolderTiming>,
     /// The length of the renewal's JSON text, for splitting batches by size.
     pub body_chars: usize,
@@ -301,7 +299,14 @@ struct Queued {
 #[derive(Clone, Debug)]
 struct InFlight {
     id: BatchId,
-    renewals: Vec<(RenewalId, String)>,
+    renewals: Vec<Sent>,
+}
+
+/// A renewal in a batch in flight, and the lease its result teaches about.
+#[derive(Clone, Debug)]
+struct Sent {
+    id: RenewalId,
+    key: String,
 }
 
 /// What the batcher learned about one lease.
@@ -407,7 +412,7 @@ impl Batcher {
         if learned.urgent && !self.mutated(BatchMutation::UrgentWaits) {
             return Micros::ZERO;
         }
-        let assumed = spec.lease.map(HolderTiming::assumed);
+        let assumed = spec.lease.map(assumed_delay);
         let delay = match (spec.holder, self.config.max_delay) {
             (Some(holder), max) if !self.mutated(BatchMutation::FixedDelay) => {
                 let safe = holder.safe_delay();
@@ -416,7 +421,7 @@ impl Batcher {
             // A duration that is not a number still goes out, at once: the grantor answers it.
             (_, max) => match (max, assumed) {
                 (Some(max), _) => max,
-                (None, Some(assumed)) => assumed.safe_delay(),
+                (None, Some(assumed)) => assumed,
                 (None, None) => Micros::ZERO,
             },
         };
@@ -514,20 +519,22 @@ impl Batcher {
             return;
         };
         if results.len() != sent.renewals.len() {
-            for (renewal, key) in &sent.renewals {
-                self.learned.update(key, |learned| learned.urgent = true);
+            for renewal in &sent.renewals {
+                self.learned
+                    .update(&renewal.key, |learned| learned.urgent = true);
                 self.outputs
-                    .push_back(BatchOutput::Settle(*renewal, Settlement::Malformed));
+                    .push_back(BatchOutput::Settle(renewal.id, Settlement::Malformed));
             }
             return;
         }
         let last = results.len().saturating_sub(1);
-        for (position, (renewal, key)) in sent.renewals.iter().enumerate() {
+        for (position, renewal) in sent.renewals.iter().enumerate() {
             let index = if self.mutated(BatchMutation::ReversedResults) {
                 last - position
             } else {
                 position
             };
+            let key = &renewal.key;
             let settlement = match results[index] {
                 ItemResult::Reply { renewed } => {
                     // A refusal ends the hold; only a renewal says the lease is well again.
@@ -545,7 +552,7 @@ impl Batcher {
                 }
             };
             self.outputs
-                .push_back(BatchOutput::Settle(*renewal, settlement));
+                .push_back(BatchOutput::Settle(renewal.id, settlement));
         }
     }
 
@@ -560,12 +567,15 @@ impl Batcher {
         if failure == BatchFailure::NoRoute {
             self.unsupported = true;
         }
-        for (renewal, key) in sent.renewals {
+        for renewal in sent.renewals {
             let output = match failure {
-                BatchFailure::NoRoute | BatchFailure::TooLarge => BatchOutput::SendAlone(renewal),
+                BatchFailure::NoRoute | BatchFailure::TooLarge => {
+                    BatchOutput::SendAlone(renewal.id)
+                }
                 BatchFailure::Failed => {
-                    self.learned.update(&key, |learned| learned.urgent = true);
-                    BatchOutput::Settle(renewal, Settlement::BatchFailed)
+                    self.learned
+                        .update(&renewal.key, |learned| learned.urgent = true);
+                    BatchOutput::Settle(renewal.id, Settlement::BatchFailed)
                 }
             };
             self.outputs.push_back(output);
@@ -586,7 +596,7 @@ impl Batcher {
     /// Sends everything queued, in batches of at most `max_batch` renewals and
     /// [`MAX_BATCH_BODY_CHARS`].
     fn flush(&mut self) {
-        let mut chunk: Vec<(RenewalId, String)> = Vec::new();
+        let mut chunk: Vec<Sent> = Vec::new();
         let mut chars = 0usize;
         for queued in core::mem::take(&mut self.queue) {
             let full = chunk.len() >= self.config.max_batch
@@ -596,19 +606,22 @@ impl Batcher {
                 chars = 0;
             }
             chars = chars.saturating_add(queued.chars).saturating_add(1);
-            chunk.push((queued.id, queued.key));
+            chunk.push(Sent {
+                id: queued.id,
+                key: queued.key,
+            });
         }
         if !chunk.is_empty() {
             self.send(chunk);
         }
     }
 
-    fn send(&mut self, renewals: Vec<(RenewalId, String)>) {
+    fn send(&mut self, renewals: Vec<Sent>) {
         self.next_batch += 1;
         let id = BatchId(self.next_batch);
         let batch = Batch {
             id,
-            renewals: renewals.iter().map(|(renewal, _)| *renewal).collect(),
+            renewals: renewals.iter().map(|renewal| renewal.id).collect(),
         };
         self.in_flight.push(InFlight { id, renewals });
         self.outputs.push_back(BatchOutput::Send(batch));
@@ -633,13 +646,13 @@ mod tests {
         }
     }
 
-    fn holder(lease: f64, margin: f64, interval: f64, timeout: f64) -> HolderTiming {
+    fn holder(timeout_ms: f64, safe_for_ms: u64) -> HolderTiming {
         let options = HolderOptionsMs {
-            renew_interval_ms: Some(interval),
-            request_timeout_ms: Some(timeout),
+            request_timeout_ms: Some(timeout_ms),
             ..HolderOptionsMs::default()
         };
-        HolderTiming::of(&HolderConfig::from_ms(lease, margin, options, 0).unwrap())
+        let config = HolderConfig::from_ms(60_000.0, 1_000.0, options, 0).unwrap();
+        HolderTiming::of(&config, Micros::from_ms(safe_for_ms))
     }
 
     fn batcher(max_delay_ms: Option<f64>, max_batch: Option<f64>) -> Batcher {
@@ -689,9 +702,11 @@ mod tests {
 
     #[test]
     fn a_known_holder_waits_at_most_half_its_budget() {
-        // Budget: min(request timeout 800, 10 000 - 2 000 - 3 000) = 800 ms.
-        let short = holder(10_000.0, 2_000.0, 3_000.0, 800.0);
+        // Its request timeout is shorter than what is left of its lease.
+        let short = holder(800.0, 5_000);
         assert_eq!(short.budget(), Micros::from_ms(800));
+        // A renewal that fell due late (its margin starts in 300 ms) has less.
+        assert_eq!(holder(800.0, 300).safe_delay(), Micros::from_ms(150));
         let mut b = batcher(Some(5_000.0), None);
         b.enqueue(
             at(0),
@@ -707,7 +722,7 @@ mod tests {
 
     #[test]
     fn max_delay_never_lengthens_a_known_holders_wait() {
-        let roomy = holder(20_000.0, 4_000.0, 5_000.0, 11_000.0);
+        let roomy = holder(11_000.0, 11_000);
         let b = batcher(Some(1_000.0), None);
         let with = RenewalSpec {
             holder: Some(roomy),

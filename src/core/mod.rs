@@ -27,9 +27,9 @@ mod time;
 mod window_tests;
 
 pub use batch::{
-    batch_delay, element_failure_kind, Batch, BatchConfig, BatchFailure, BatchId, BatchMutation,
-    BatchOutput, Batcher, HolderTiming, ItemResult, RenewalId, RenewalSpec, Settlement,
-    MAX_BATCH_BODY_CHARS, REMEMBERED_LEASES,
+    assumed_delay, batch_delay, element_failure_kind, scheduled_budget, Batch, BatchConfig,
+    BatchFailure, BatchId, BatchMutation, BatchOutput, Batcher, HolderTiming, ItemResult,
+    RenewalId, RenewalSpec, Settlement, MAX_BATCH_BODY_CHARS, REMEMBERED_LEASES,
 };
 pub use config::{checked_ms, ConfigError, HolderConfig, HolderOptionsMs, MAX_DURATION_MS};
 pub use holder::{
