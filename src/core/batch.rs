@@ -27,7 +27,7 @@
 //! goes at once. A lease whose latest attempt failed is renewed at once (with whatever is
 //! queued), so batching never costs a retry its time.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::config::{checked_ms, ConfigError, HolderConfig};
 use super::holder::FailureKind;
@@ -319,35 +319,53 @@ struct Learned {
 }
 
 /// Leases' [`Learned`], forgetting the least recently touched beyond [`REMEMBERED_LEASES`].
+/// Only leases with something to remember are kept: a lease that renews on time costs nothing.
+/// A sorted list rather than a hash map: it is far smaller in WebAssembly, and it only grows
+/// when a lease's renewal fails.
 #[derive(Clone, Debug, Default)]
 struct LearnedMap {
-    entries: BTreeMap<String, (u64, Learned)>,
-    by_age: BTreeMap<u64, String>,
+    /// (key, when last touched, what was learned), sorted by key.
+    entries: Vec<(String, u64, Learned)>,
     touches: u64,
 }
 
 impl LearnedMap {
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.entries.binary_search_by(|(k, _, _)| k.as_str().cmp(key))
+    }
+
     fn get(&self, key: &str) -> Learned {
-        self.entries.get(key).map(|(_, l)| *l).unwrap_or_default()
+        match self.find(key) {
+            Ok(i) => self.entries.get(i).map_or_else(Learned::default, |e| e.2),
+            Err(_) => Learned::default(),
+        }
     }
 
     fn update(&mut self, key: &str, change: impl FnOnce(&mut Learned)) {
         self.touches += 1;
-        let (age, mut learned) = self.entries.remove(key).unwrap_or_default();
-        self.by_age.remove(&age);
-        change(&mut learned);
-        self.entries.insert(key.to_owned(), (self.touches, learned));
-        self.by_age.insert(self.touches, key.to_owned());
+        let i = match self.find(key) {
+            Ok(i) => i,
+            Err(i) => {
+                self.entries
+                    .insert(i, (key.to_owned(), 0, Learned::default()));
+                i
+            }
+        };
+        if let Some(entry) = self.entries.get_mut(i) {
+            entry.1 = self.touches;
+            change(&mut entry.2);
+        }
         if self.entries.len() > REMEMBERED_LEASES {
-            if let Some((_, oldest)) = self.by_age.pop_first() {
-                self.entries.remove(&oldest);
+            let oldest = (0..self.entries.len()).min_by_key(|&i| self.entries.get(i).map(|e| e.1));
+            if let Some(oldest) = oldest {
+                self.entries.remove(oldest);
             }
         }
     }
 
     fn remove(&mut self, key: &str) {
-        if let Some((age, _)) = self.entries.remove(key) {
-            self.by_age.remove(&age);
+        if let Ok(i) = self.find(key) {
+            self.entries.remove(i);
         }
     }
 }
@@ -462,14 +480,21 @@ impl Batcher {
     /// reply.
     pub fn abandon(&mut self, now: Now, renewal: RenewalId) {
         let now = self.clock.observe(now);
-        let Some(position) = self.queue.iter().position(|q| q.id == renewal) else {
+        let mut found = None;
+        self.queue.retain_mut(|q| {
+            let this = q.id == renewal;
+            if this {
+                found = Some((q.queued, core::mem::take(&mut q.key)));
+            }
+            !this
+        });
+        let Some((queued_at, key)) = found else {
             return;
         };
-        let queued = self.queue.remove(position);
-        let waited = now.elapsed_since(queued.queued);
+        let waited = now.elapsed_since(queued_at);
         // Its holder gave up on it sooner than it was meant to wait. (A holder that releases
         // also abandons its renewal; `forget` then clears what this learned.)
-        self.learned.update(&queued.key, |learned| {
+        self.learned.update(&key, |learned| {
             learned.cap = Some(Micros(waited.0 / 2).min(learned.cap.unwrap_or(Micros(u64::MAX))));
             learned.urgent = true;
         });
@@ -535,10 +560,13 @@ impl Batcher {
                 position
             };
             let key = &renewal.key;
-            let settlement = match results[index] {
+            let Some(result) = results.get(index) else {
+                continue;
+            };
+            let settlement = match *result {
                 ItemResult::Reply { renewed } => {
                     // A refusal ends the hold; only a renewal says the lease is well again.
-                    if renewed {
+                    if renewed && self.learned.get(key).urgent {
                         self.learned.update(key, |learned| learned.urgent = false);
                     }
                     Settlement::Reply { index }
@@ -589,8 +617,18 @@ impl Batcher {
     }
 
     fn take_in_flight(&mut self, batch: BatchId) -> Option<InFlight> {
-        let position = self.in_flight.iter().position(|b| b.id == batch)?;
-        Some(self.in_flight.swap_remove(position))
+        let mut found = None;
+        self.in_flight.retain_mut(|b| {
+            let this = b.id == batch;
+            if this {
+                found = Some(InFlight {
+                    id: b.id,
+                    renewals: core::mem::take(&mut b.renewals),
+                });
+            }
+            !this
+        });
+        found
     }
 
     /// Sends everything queued, in batches of at most `max_batch` renewals and
@@ -961,7 +999,6 @@ mod tests {
             learned.update(&i.to_string(), |l| l.urgent = true);
         }
         assert_eq!(learned.entries.len(), REMEMBERED_LEASES);
-        assert_eq!(learned.by_age.len(), REMEMBERED_LEASES);
         assert!(!learned.get("0").urgent);
         assert!(learned.get(&(REMEMBERED_LEASES + 9).to_string()).urgent);
     }

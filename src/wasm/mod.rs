@@ -5,6 +5,7 @@
 //! `LeaseHolder` classes and its `LeaseError` types.
 
 mod alloc;
+mod batch;
 mod error;
 mod holder;
 mod js;
@@ -12,6 +13,7 @@ mod lease;
 mod reply;
 mod window;
 
+pub use batch::BatchCore;
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
 
