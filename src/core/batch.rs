@@ -331,7 +331,8 @@ struct LearnedMap {
 
 impl LearnedMap {
     fn find(&self, key: &str) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(k, _, _)| k.as_str().cmp(key))
+        self.entries
+            .binary_search_by(|(k, _, _)| k.as_str().cmp(key))
     }
 
     fn get(&self, key: &str) -> Learned {
