@@ -342,26 +342,30 @@ impl LearnedMap {
         }
     }
 
-    fn update(&mut self, key: &str, change: impl FnOnce(&mut Learned)) {
+    /// What was learned about `key`, to change: touched now, and made room for if new. One
+    /// function, not a generic one per change, to keep the WebAssembly small.
+    #[inline(never)]
+    fn entry(&mut self, key: &str) -> Option<&mut Learned> {
         self.touches += 1;
         let i = match self.find(key) {
             Ok(i) => i,
-            Err(i) => {
+            Err(mut i) => {
+                if self.entries.len() >= REMEMBERED_LEASES {
+                    let oldest =
+                        (0..self.entries.len()).min_by_key(|&i| self.entries.get(i).map(|e| e.1));
+                    if let Some(oldest) = oldest {
+                        self.entries.remove(oldest);
+                        i -= usize::from(oldest < i);
+                    }
+                }
                 self.entries
                     .insert(i, (key.to_owned(), 0, Learned::default()));
                 i
             }
         };
-        if let Some(entry) = self.entries.get_mut(i) {
-            entry.1 = self.touches;
-            change(&mut entry.2);
-        }
-        if self.entries.len() > REMEMBERED_LEASES {
-            let oldest = (0..self.entries.len()).min_by_key(|&i| self.entries.get(i).map(|e| e.1));
-            if let Some(oldest) = oldest {
-                self.entries.remove(oldest);
-            }
-        }
+        let entry = self.entries.get_mut(i)?;
+        entry.1 = self.touches;
+        Some(&mut entry.2)
     }
 
     fn remove(&mut self, key: &str) {
@@ -495,10 +499,10 @@ impl Batcher {
         let waited = now.elapsed_since(queued_at);
         // Its holder gave up on it sooner than it was meant to wait. (A holder that releases
         // also abandons its renewal; `forget` then clears what this learned.)
-        self.learned.update(&key, |learned| {
+        if let Some(learned) = self.learned.entry(&key) {
             learned.cap = Some(Micros(waited.0 / 2).min(learned.cap.unwrap_or(Micros(u64::MAX))));
             learned.urgent = true;
-        });
+        }
         self.outputs
             .push_back(BatchOutput::Settle(renewal, Settlement::Abandoned));
     }
@@ -546,8 +550,7 @@ impl Batcher {
         };
         if results.len() != sent.renewals.len() {
             for renewal in &sent.renewals {
-                self.learned
-                    .update(&renewal.key, |learned| learned.urgent = true);
+                self.mark_urgent(&renewal.key, true);
                 self.outputs
                     .push_back(BatchOutput::Settle(renewal.id, Settlement::Malformed));
             }
@@ -568,12 +571,12 @@ impl Batcher {
                 ItemResult::Reply { renewed } => {
                     // A refusal ends the hold; only a renewal says the lease is well again.
                     if renewed && self.learned.get(key).urgent {
-                        self.learned.update(key, |learned| learned.urgent = false);
+                        self.mark_urgent(key, false);
                     }
                     Settlement::Reply { index }
                 }
                 ItemResult::Error(code) => {
-                    self.learned.update(key, |learned| learned.urgent = true);
+                    self.mark_urgent(key, true);
                     Settlement::ElementFailed {
                         index,
                         kind: element_failure_kind(code),
@@ -602,8 +605,7 @@ impl Batcher {
                     BatchOutput::SendAlone(renewal.id)
                 }
                 BatchFailure::Failed => {
-                    self.learned
-                        .update(&renewal.key, |learned| learned.urgent = true);
+                    self.mark_urgent(&renewal.key, true);
                     BatchOutput::Settle(renewal.id, Settlement::BatchFailed)
                 }
             };
@@ -614,6 +616,12 @@ impl Batcher {
             for queued in core::mem::take(&mut self.queue) {
                 self.outputs.push_back(BatchOutput::SendAlone(queued.id));
             }
+        }
+    }
+
+    fn mark_urgent(&mut self, key: &str, urgent: bool) {
+        if let Some(learned) = self.learned.entry(key) {
+            learned.urgent = urgent;
         }
     }
 
@@ -997,7 +1005,7 @@ mod tests {
     fn what_was_learned_stays_bounded() {
         let mut learned = LearnedMap::default();
         for i in 0..REMEMBERED_LEASES + 10 {
-            learned.update(&i.to_string(), |l| l.urgent = true);
+            learned.entry(&i.to_string()).unwrap().urgent = true;
         }
         assert_eq!(learned.entries.len(), REMEMBERED_LEASES);
         assert!(!learned.get("0").urgent);
