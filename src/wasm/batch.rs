@@ -179,7 +179,8 @@ impl BatchCore {
         let status = status.as_f64().map(|s| s as u16);
         let code = code.as_string();
         let failure = BatchFailure::of(status, code.as_deref());
-        self.core.handle_batch_failure(now(), BatchId(id as u64), failure);
+        self.core
+            .handle_batch_failure(now(), BatchId(id as u64), failure);
     }
 
     /// The next thing to do, or `undefined`: `[0, batchId, ...renewalIds]` (send them as one
