@@ -2,7 +2,9 @@
 // requests to fetch calls, HTTP outcomes to replies or typed failures. Replies are validated by
 // the holder's core like any grantor's, so a malformed reply can never become a grant.
 
-import { LeaseError } from "./errors.js";
+import { BatchCore } from "./glue/tenure.js";
+import { LeaseError, fromCore } from "./errors.js";
+import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
 
 /** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
@@ -14,28 +16,10 @@ const MAX_REPLY_BYTES = 64 * 1024;
  */
 const REMEMBERED_SECRETS = 65_536;
 
-/** The most renewals one `POST /v1/renew/batch` may carry: the protocol's limit. */
-const MAX_BATCH_RENEWALS = 10_000;
-
-/** A batch body is split before it reaches this size, well inside the grantor's 8 MiB. */
-const MAX_BATCH_BODY_CHARS = 4 * 1024 * 1024;
-
 /** Room for each result of a batch reply: a renew reply or error body is a few hundred bytes. */
 const MAX_BATCH_RESULT_BYTES = 1024;
 
-/**
- * How long a renewal waits for others to join its batch, as a fraction of its lease, unless
- * `maxDelayMs` says: `(leaseMs - marginMs - renewIntervalMs) / 2` for a holder with the default
- * `renewIntervalMs` (a third of the lease) and a margin of up to a third. It then still has as
- * long again for the round trip before the holder's default attempt timeout, a third of the
- * lease; see `HttpGrantor.batchDelayMs` for other configurations.
- */
-const DEFAULT_DELAY_FRACTION = 1 / 6;
-
-/** The longest delay a JavaScript timer can wait. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const perf = globalThis.performance;
+const BATCH_PATH = "/v1/renew/batch";
 
 /**
  * A map that forgets its oldest entries beyond `limit`, so remembering every grant's secret
@@ -167,227 +151,187 @@ export function checkedBaseUrl(baseUrl) {
   return url.href.endsWith("/") ? url.href.slice(0, -1) : url.href;
 }
 
-function batchConfigError(field, message) {
-  return new LeaseError("ERR_LEASE_CONFIG", message, { field });
+/** Makes a core object, loading the core on first use; its errors become `LeaseError`s. */
+function construct(make) {
+  coreModule();
+  try {
+    return make();
+  } catch (error) {
+    throw fromCore(error);
+  }
 }
 
-/** `batchRenewals`: off (absent or false), on with the defaults (true), or `{maxDelayMs, maxBatch}`. */
-function checkedBatchOptions(batchRenewals) {
+/**
+ * `batchRenewals`: off (absent or false), on with the defaults (true), or `{maxDelayMs,
+ * maxBatch}`, which the core checks; the batcher's core, or null.
+ */
+function batchCore(batchRenewals) {
   if (batchRenewals === undefined || batchRenewals === false) return null;
-  if (batchRenewals === true) return { maxDelayMs: undefined, maxBatch: MAX_BATCH_RENEWALS };
+  if (batchRenewals === true) return construct(() => new BatchCore(undefined, undefined));
   if (typeof batchRenewals !== "object" || batchRenewals === null || Array.isArray(batchRenewals)) {
-    throw batchConfigError("batchRenewals", "batchRenewals must be true, false or {maxDelayMs?, maxBatch?}");
+    throw new LeaseError("ERR_LEASE_CONFIG", "batchRenewals must be true, false or {maxDelayMs?, maxBatch?}", {
+      field: "batchRenewals",
+    });
   }
-  const { maxDelayMs, maxBatch = MAX_BATCH_RENEWALS, ...rest } = batchRenewals;
+  const { maxDelayMs, maxBatch, ...rest } = batchRenewals;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) {
-    throw batchConfigError("batchRenewals", `batchRenewals has no option ${unknown[0]}`);
+    throw new LeaseError("ERR_LEASE_CONFIG", `batchRenewals has no option ${unknown[0]}`, { field: "batchRenewals" });
   }
-  if (maxDelayMs !== undefined && !(Number.isFinite(maxDelayMs) && maxDelayMs >= 0 && maxDelayMs <= MAX_TIMER_MS)) {
-    throw batchConfigError("batchRenewals.maxDelayMs", `maxDelayMs must be a number from 0 to ${MAX_TIMER_MS}`);
-  }
-  if (!(Number.isSafeInteger(maxBatch) && maxBatch >= 1 && maxBatch <= MAX_BATCH_RENEWALS)) {
-    throw batchConfigError("batchRenewals.maxBatch", `maxBatch must be an integer from 1 to ${MAX_BATCH_RENEWALS}`);
-  }
-  return { maxDelayMs, maxBatch };
+  return construct(() => new BatchCore(maxDelayMs, maxBatch));
 }
 
-/** A holder setting for `batchDelayMs`: a finite number above 0, or absent where allowed. */
-function timing(config, field, fallback) {
-  const value = config?.[field];
-  if (value === undefined && fallback !== undefined) return fallback;
-  if (!(Number.isFinite(value) && value > 0)) {
-    throw batchConfigError(field, `${field} must be a finite number above 0`);
-  }
-  return value;
-}
-
-/** The `kind` a batch element's error stands for, by its code, as the status would say it alone. */
-function elementErrorKind(code) {
-  switch (code) {
-    case "rate_limited":
-      return "rate_limited";
-    case "request_timeout":
-      return "timed_out";
-    case "internal":
-    case "storage_unavailable":
-    case "not_implemented":
-      return "server_error";
-    default:
-      return "bad_request";
-  }
-}
+// What BatchCore.poll() answers (see src/wasm/batch.rs).
+const SEND = 0;
+const SEND_ALONE = 1;
+const REPLY = 0;
+const ELEMENT_FAILED = 1;
+const BATCH_FAILED = 2;
+const MALFORMED = 3;
 
 /**
  * The shared renew scheduler of one HttpGrantor: renewals wait in a queue and go out together as
  * `POST /v1/renew/batch`, each answered with its own result, so many leases on one grantor cost
  * one request per flush instead of one each.
  *
- * A renewal waits at most its delay (`maxDelayMs`, or a sixth of its lease), and a flush carries
- * every renewal queued by then, so the most urgent one decides for all. Waiting is safe because
- * a holder's core stamps an attempt's send time when it calls `renew()`: a later send only makes
- * the holder believe less, never more, and each lease's own deadline and margin stay enforced by
- * its core whatever happens here. A lease whose latest attempt failed is renewed at once (with
- * whatever is queued), so batching never costs a retry its time; one whose attempt was abandoned
- * while it waited (its holder's budget was shorter than the delay) waits at most half as long
- * from then on.
+ * The core (`BatchCore`) decides how long each renewal waits, when a batch goes and what it
+ * carries, and how each renewal ends; this class does the IO: it sends what the core asks, keeps
+ * one timer for the core's next deadline, and settles each renewal's promise as the core says.
  */
 class RenewBatcher {
+  #core;
   #send;
   #single;
-  #maxDelayMs;
-  #maxBatch;
-  #queue = [];
-  /** How many queued renewals are still wanted (abandoned ones stay in `#queue`, skipped). */
-  #waiting = 0;
+  /** Renewal id → `{body, text, resolve, reject, signal, onAbort}`, until settled. */
+  #entries = new Map();
   #timer = null;
-  #timerAt = Infinity;
-  /** Leases (`[resource, holder]`) whose latest attempt failed (bounded, like the secrets). */
-  #urgent = new BoundedMap(REMEMBERED_SECRETS);
-  /** Lease → the longest delay it may wait, learned from an attempt abandoned while queued. */
-  #caps = new BoundedMap(REMEMBERED_SECRETS);
-  /** Set once the grantor answers that it has no batch route: every renewal goes alone. */
-  #unsupported = false;
+  #timerDue = undefined;
 
   /**
+   * @param core the `BatchCore`
    * @param send `(path, text, signal, maxReplyBytes)` → the parsed reply, or a typed failure
    * @param single `(body, signal)` → the reply of `POST /v1/renew`
    */
-  constructor({ maxDelayMs, maxBatch }, send, single) {
-    this.#maxDelayMs = maxDelayMs;
-    this.#maxBatch = maxBatch;
+  constructor(core, send, single) {
+    this.#core = core;
     this.#send = send;
     this.#single = single;
   }
 
-  /** Queues the renew `body`; resolves its reply or rejects with its failure. */
-  renew(body, signal) {
-    if (this.#unsupported) return this.#single(body, signal);
-    if (signal?.aborted) return Promise.reject(this.#abandoned(signal));
-    const key = pairKey(body.resource, body.holder);
-    const now = perf.now();
-    let delayMs = this.#urgent.get(key) ? 0 : (this.#maxDelayMs ?? body.durationMs * DEFAULT_DELAY_FRACTION);
-    delayMs = Math.min(delayMs, this.#caps.get(key) ?? Infinity);
-    // A duration that is not a number still goes out, at once: the grantor answers it.
-    if (!(delayMs > 0)) delayMs = 0;
+  /**
+   * Queues the renew `body`; resolves its reply or rejects with its failure. `attempt`, if its
+   * holder says, is `{requestTimeoutMs, safeForMs}`: how long it waits for this attempt and what
+   * is left of its lease before the margin.
+   */
+  renew(body, signal, attempt) {
+    if (signal?.aborted) return Promise.reject(abandoned(signal));
+    const text = JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const entry = { body, key, queuedAt: now, resolve, reject, signal, onAbort: null, dropped: false };
+      const entry = { body, text, resolve, reject, signal, onAbort: null };
+      const key = pairKey(body.resource, body.holder);
+      const id = this.#core.enqueue(key, body.durationMs, attempt?.requestTimeoutMs, attempt?.safeForMs, text.length);
+      this.#entries.set(id, entry);
       if (signal) {
-        entry.onAbort = () => this.#drop(entry);
+        entry.onAbort = () => {
+          this.#core.abandon(id);
+          this.#drive();
+        };
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
-      this.#queue.push(entry);
-      this.#waiting += 1;
-      if (this.#waiting >= this.#maxBatch) this.#flush();
-      else this.#arm(now + delayMs);
+      this.#drive();
     });
-  }
-
-  #abandoned(signal) {
-    return grantorError("unreachable", "/v1/renew/batch: the renewal was abandoned before it was sent", {
-      cause: signal.reason,
-    });
-  }
-
-  /** An attempt abandoned before its batch went out: it leaves the queue and is never sent. */
-  #drop(entry) {
-    if (entry.dropped) return;
-    entry.dropped = true;
-    this.#waiting -= 1;
-    // Its holder gave up on it sooner than it was meant to wait: next time it waits at most half
-    // as long, and its retry goes at once. (A holder that releases also abandons its renewal;
-    // `forget` then clears what this learned.)
-    const waitedMs = perf.now() - entry.queuedAt;
-    this.#caps.set(entry.key, Math.min(this.#caps.get(entry.key) ?? Infinity, waitedMs / 2));
-    this.#urgent.set(entry.key, true);
-    entry.reject(this.#abandoned(entry.signal));
   }
 
   /** Forgets what was learned about the lease of `holder` on `resource`: it was released. */
   forget(resource, holder) {
-    const key = pairKey(resource, holder);
-    this.#caps.delete(key);
-    this.#urgent.delete(key);
+    this.#core.forget(pairKey(resource, holder));
   }
 
-  /** Makes sure a flush happens no later than `at` (`performance.now()` ms). */
-  #arm(at) {
-    if (at >= this.#timerAt) return;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timerAt = at;
-    this.#timer = setTimeout(() => this.#flush(), Math.min(MAX_TIMER_MS, Math.max(0, at - perf.now())));
+  /** Does what the core asks; `outcome` is the batch reply or failure it is answering. */
+  #drive(outcome) {
+    for (let output = this.#core.poll(); output !== undefined; output = this.#core.poll()) {
+      const [what, id] = output;
+      if (what === SEND) {
+        this.#sendBatch(id, output.slice(2));
+      } else if (what === SEND_ALONE) {
+        const entry = this.#take(id);
+        if (entry) this.#single(entry.body, entry.signal).then(entry.resolve, entry.reject);
+      } else {
+        const entry = this.#take(id);
+        if (entry) this.#settle(entry, output, outcome);
+      }
+    }
+    this.#arm();
   }
 
-  /** Sends everything queued, in batches of at most `maxBatch` renewals and 4 MiB. */
-  #flush() {
+  #take(id) {
+    const entry = this.#entries.get(id);
+    this.#entries.delete(id);
+    // Sent or settled: an abort can no longer unsend it, and its holder ignores the reply.
+    entry?.signal?.removeEventListener("abort", entry.onAbort);
+    return entry;
+  }
+
+  /** One timer, for the core's next deadline. */
+  #arm() {
+    const due = this.#core.dueAt();
+    if (due === this.#timerDue) return;
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    this.#timerAt = Infinity;
-    const entries = this.#queue.filter((entry) => !entry.dropped);
-    this.#queue = [];
-    this.#waiting = 0;
-    let chunk = [];
-    let chars = 0;
-    for (const entry of entries) {
-      // Sent now: an abort can no longer unsend it, and its holder ignores the reply.
-      entry.signal?.removeEventListener("abort", entry.onAbort);
-      entry.text = JSON.stringify(entry.body);
-      if (chunk.length > 0 && (chunk.length >= this.#maxBatch || chars + entry.text.length > MAX_BATCH_BODY_CHARS)) {
-        this.#sendBatch(chunk);
-        chunk = [];
-        chars = 0;
-      }
-      chunk.push(entry);
-      chars += entry.text.length + 1;
-    }
-    if (chunk.length > 0) this.#sendBatch(chunk);
+    this.#timerDue = due;
+    if (due === undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#timerDue = undefined;
+      this.#core.handleTimeout();
+      this.#drive();
+    }, this.#core.delayUntilDue());
   }
 
-  async #sendBatch(chunk) {
-    const body = `{"renewals":[${chunk.map((entry) => entry.text).join(",")}]}`;
+  async #sendBatch(batchId, ids) {
+    const entries = ids.map((id) => this.#entries.get(id));
+    for (const entry of entries) entry?.signal?.removeEventListener("abort", entry.onAbort);
+    const body = `{"renewals":[${entries.map((entry) => entry.text).join(",")}]}`;
     let reply;
     try {
-      reply = await this.#send("/v1/renew/batch", body, undefined, 1024 + chunk.length * MAX_BATCH_RESULT_BYTES);
+      reply = await this.#send(BATCH_PATH, body, undefined, 1024 + entries.length * MAX_BATCH_RESULT_BYTES);
     } catch (error) {
-      // A grantor without the batch route (older, or another implementation): renew one by one
-      // from now on. One that refuses this batch's size: send these alone.
-      const noRoute = error.status === 501 || (error.status === 404 && error.grantorCode === "not_found");
-      if (noRoute || error.status === 413) {
-        if (noRoute) this.#unsupported = true;
-        for (const entry of chunk) this.#single(entry.body, entry.signal).then(entry.resolve, entry.reject);
+      this.#core.handleFailure(batchId, error.status, error.grantorCode);
+      this.#drive({ error });
+      return;
+    }
+    this.#core.handleReply(batchId, reply?.results);
+    this.#drive({ results: reply?.results, count: entries.length });
+  }
+
+  /** Settles one renewal as the core said (`[2, id, settlement, index, kind]`). */
+  #settle(entry, [, , settlement, index, kind], outcome) {
+    switch (settlement) {
+      case REPLY:
+        entry.resolve(outcome.results[index]);
+        return;
+      case ELEMENT_FAILED: {
+        const code = outcome.results[index]?.error?.code;
+        const grantorCode = typeof code === "string" ? code : undefined;
+        entry.reject(grantorError(kind, `${BATCH_PATH}: ${grantorCode ?? "refused"}`, { grantorCode }));
         return;
       }
-      for (const entry of chunk) this.#failed(entry, error);
-      return;
+      case BATCH_FAILED:
+        entry.reject(outcome.error);
+        return;
+      case MALFORMED:
+        entry.reject(grantorError("malformed_reply", `${BATCH_PATH}: expected ${outcome.count} results`));
+        return;
+      default:
+        entry.reject(abandoned(entry.signal));
     }
-    const results = reply?.results;
-    if (!Array.isArray(results) || results.length !== chunk.length) {
-      const error = grantorError("malformed_reply", `/v1/renew/batch: expected ${chunk.length} results`);
-      for (const entry of chunk) this.#failed(entry, error);
-      return;
-    }
-    chunk.forEach((entry, index) => this.#settle(entry, results[index]));
   }
+}
 
-  /** Delivers one element's result: its reply (the holder's core validates it) or its error. */
-  #settle(entry, result) {
-    const failure = result !== null && typeof result === "object" ? result.error : undefined;
-    if (failure === undefined) {
-      if (result?.renewed === true) this.#urgent.delete(entry.key);
-      entry.resolve(result);
-      return;
-    }
-    const code = typeof failure?.code === "string" ? failure.code : undefined;
-    this.#failed(
-      entry,
-      grantorError(elementErrorKind(code), `/v1/renew/batch: ${code ?? "refused"}`, { grantorCode: code }),
-    );
-  }
-
-  #failed(entry, error) {
-    this.#urgent.set(entry.key, true);
-    entry.reject(error);
-  }
+function abandoned(signal) {
+  return grantorError("unreachable", `${BATCH_PATH}: the renewal was abandoned before it was sent`, {
+    cause: signal?.reason,
+  });
 }
 
 /**
@@ -430,7 +374,7 @@ export class HttpGrantor {
 
   constructor({ baseUrl, apiKey, headers = {}, timeoutMs = 10_000, credentials, fetch, batchRenewals } = {}) {
     this.#baseUrl = checkedBaseUrl(baseUrl);
-    const batching = checkedBatchOptions(batchRenewals);
+    const batching = batchCore(batchRenewals);
     if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
       throw new LeaseError("ERR_LEASE_CONFIG", "timeoutMs must be a finite number above 0", {
         field: "timeoutMs",
@@ -475,21 +419,7 @@ export class HttpGrantor {
    * renewIntervalMs 5 s, marginMs 4 s, requestTimeoutMs 11 s.
    */
   static batchDelayMs(configs) {
-    const list = Array.isArray(configs) ? configs : [configs];
-    if (list.length === 0) throw batchConfigError("configs", "give at least one holder configuration");
-    let delayMs = Infinity;
-    for (const config of list) {
-      const leaseMs = timing(config, "leaseMs");
-      const marginMs = timing(config, "marginMs");
-      const intervalMs = timing(config, "renewIntervalMs", leaseMs / 3);
-      const timeoutMs = timing(config, "requestTimeoutMs", intervalMs);
-      const budgetMs = Math.min(timeoutMs, leaseMs - marginMs - intervalMs);
-      if (!(budgetMs > 0)) {
-        throw batchConfigError("renewIntervalMs", "renewIntervalMs must be less than leaseMs - marginMs");
-      }
-      delayMs = Math.min(delayMs, budgetMs / 2);
-    }
-    return Math.floor(delayMs);
+    return construct(() => BatchCore.delayMs(Array.isArray(configs) ? configs : [configs]));
   }
 
   /** The grantor's base URL. */
@@ -526,11 +456,14 @@ export class HttpGrantor {
    * `POST /v1/renew/batch` instead, answered the same way. A signal that aborts while the renewal
    * waits for its batch takes it out of the batch.
    */
-  async renew({ resource, holder, token, durationMs, requestId, leaseSecret, signal }) {
+  async renew({ resource, holder, token, durationMs, requestId, leaseSecret, signal, requestTimeoutMs, safeForMs }) {
     const secret = this.#leaseSecret(resource, token, leaseSecret);
     const body = { resource, holder, token, durationMs, requestId, leaseSecret: secret };
+    const attempt = { requestTimeoutMs, safeForMs };
     const reply =
-      this.#batcher === null ? await this.#post("/v1/renew", body, signal) : await this.#batcher.renew(body, signal);
+      this.#batcher === null
+        ? await this.#post("/v1/renew", body, signal)
+        : await this.#batcher.renew(body, signal, attempt);
     // A lease in use keeps its secret among the newest remembered.
     if (reply?.renewed === true && secret !== undefined) this.#leaseSecrets.set(pairKey(resource, token), secret);
     return reply;

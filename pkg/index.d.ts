@@ -79,6 +79,10 @@ export interface RenewArgs extends GrantorCallExtras {
   /** The token of the grant being renewed. */
   token: number;
   durationMs: number;
+  /** How long the holder waits for this attempt (`requestTimeoutMs`); a `LeaseHolder` says. */
+  requestTimeoutMs?: number;
+  /** What is left of the holder's lease before its margin, ms; a `LeaseHolder` says. */
+  safeForMs?: number;
 }
 
 /** Arguments of {@link Grantor.release}. */

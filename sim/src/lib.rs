@@ -32,6 +32,7 @@
 //! time, rather than sampling them.
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod claims;
 pub mod clock;
 pub mod grantor;

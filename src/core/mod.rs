@@ -17,6 +17,7 @@
 //! surrender at the margin. None of this can stop a holder that is paused while it acts;
 //! fencing tokens validated at the resource make such a holder harmless.
 
+mod batch;
 mod claim;
 mod config;
 mod holder;
@@ -27,6 +28,11 @@ mod time;
 #[cfg(test)]
 mod window_tests;
 
+pub use batch::{
+    assumed_delay, batch_delay, element_failure_kind, scheduled_budget, Batch, BatchConfig,
+    BatchFailure, BatchId, BatchMutation, BatchOutput, Batcher, HolderTiming, ItemResult,
+    RenewalId, RenewalSettlement, RenewalSpec, MAX_BATCH_BODY_CHARS, REMEMBERED_LEASES,
+};
 pub use claim::{
     ClaimConfig, ClaimEvent, ClaimMachine, ClaimMutation, ClaimOutput, ClaimReply, ClaimRequest,
     ClaimRequestKind, ClaimUsageError, HeartbeatReply, IdleBackoff, SettleEnd, SettleOperation,

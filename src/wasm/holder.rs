@@ -429,6 +429,16 @@ fn request_args(shared: &Shared, request: &Request, signal: &JsValue) -> Object 
         RequestKind::Renew { token, duration_ms } => {
             set(&args, "token", &JsValue::from_f64(token.get() as f64));
             set(&args, "durationMs", &JsValue::from_f64(duration_ms as f64));
+            // How long this attempt has, by the core's rule: a batching grantor keeps the
+            // renewal's wait within it.
+            if let Ok(core) = shared.core.try_borrow() {
+                let timeout = core.config().request_timeout.as_ms_f64();
+                set(&args, "requestTimeoutMs", &JsValue::from_f64(timeout));
+                if let Some(until) = core.lease().safe_until() {
+                    let safe_for = until.since(now().mono).as_ms_f64();
+                    set(&args, "safeForMs", &JsValue::from_f64(safe_for));
+                }
+            }
         }
         RequestKind::Release { token } => {
             set(&args, "token", &JsValue::from_f64(token.get() as f64));

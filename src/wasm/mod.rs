@@ -5,6 +5,7 @@
 //! `LeaseHolder` classes and its `LeaseError` types.
 
 mod alloc;
+mod batch;
 mod claim;
 mod error;
 mod holder;
@@ -14,6 +15,7 @@ mod replay;
 mod reply;
 mod window;
 
+pub use batch::BatchCore;
 pub use claim::{claim_heartbeat_ms, IdleCore, SettleCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;

@@ -240,6 +240,31 @@ describe("batched renewals against the reference grantor", () => {
     }
   });
 
+  it("a holder with a short request timeout: its renewals wait within it, none is abandoned", async () => {
+    const wire = recordingFetch();
+    const grantor = new HttpGrantor({ baseUrl: grantorProcess.url, fetch: wire.fetch, batchRenewals: true });
+    // A sixth of the lease would be 1 s; the holder gives each attempt 300 ms.
+    const holder = new LeaseHolder(grantor, {
+      resource: "short-timeout",
+      holderId: "h",
+      leaseMs: 6_000,
+      marginMs: 600,
+      renewIntervalMs: 500,
+      requestTimeoutMs: 300,
+    });
+    try {
+      assert.equal((await holder.acquire()).acquired, true);
+      await sleep(2_200);
+      const stats = holder.stats();
+      assert.ok(stats.renewals >= 3, `${stats.renewals} renewals`);
+      assert.equal(stats.renewFailures, 0, JSON.stringify(stats));
+      assert.ok(wire.batches().length >= 3, `${wire.batches().length} batches`);
+      assert.ok(stats.renewRttMaxMs < 300, `a renewal took ${stats.renewRttMaxMs} ms`);
+    } finally {
+      await holder.release();
+    }
+  });
+
   it("a renewal abandoned before its batch leaves is not sent; one abandoned after is answered", async () => {
     const wire = recordingFetch();
     const grantor = new HttpGrantor({
