@@ -101,6 +101,9 @@ pub struct TabConfig {
     /// A deliberately broken behaviour, for proving the simulation catches it.
     #[cfg(feature = "mutations")]
     pub mutation: Option<TabMutation>,
+    /// A deliberately broken observed-expiry rule for judging other holders.
+    #[cfg(feature = "mutations")]
+    pub observed_mutation: Option<super::observed::ObservedMutation>,
 }
 
 impl TabConfig {
@@ -139,6 +142,8 @@ impl TabConfig {
             seed,
             #[cfg(feature = "mutations")]
             mutation: None,
+            #[cfg(feature = "mutations")]
+            observed_mutation: None,
         })
     }
 }
@@ -556,9 +561,15 @@ pub struct TabElection {
 impl TabElection {
     /// A candidate that has not joined yet.
     pub fn new(config: TabConfig) -> TabElection {
+        #[allow(unused_mut)]
+        let mut observer = Observer::new(config.lease);
+        #[cfg(feature = "mutations")]
+        {
+            observer = observer.with_mutation(config.observed_mutation);
+        }
         TabElection {
             jitter: Jitter::new(config.seed),
-            observer: Observer::new(config.lease),
+            observer,
             config,
             clock: Clock::new(),
             seen: None,

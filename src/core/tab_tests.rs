@@ -3,6 +3,8 @@
 //! active at once and that every hold's epoch is larger than all before it.
 
 use super::*;
+#[cfg(feature = "mutations")]
+use crate::core::ObservedMutation;
 
 const MS: u64 = 1_000;
 const WALL0: u64 = 1_700_000_000_000_000;
@@ -551,6 +553,27 @@ fn the_mirror_back_dates_a_report_by_its_transit() {
 }
 
 #[test]
+fn a_candidate_waits_the_lease_the_holder_asked_for() {
+    let holder = TabConfig::new(
+        "a".into(),
+        Micros::from_ms(10_000),
+        Micros::from_ms(1_000),
+        Micros::from_ms(6_000),
+        false,
+        true,
+        1,
+    )
+    .unwrap();
+    let mut world = World::new(vec![holder, config("b", false)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(20_000);
+    assert_eq!(world.tabs[0].active, Some(1));
+    assert_eq!(world.tabs[1].active, None);
+}
+
+#[test]
 fn configs_are_checked() {
     let make = |lease, margin, renew| {
         TabConfig::new(
@@ -657,6 +680,38 @@ mod mutations {
         world.run(10_000);
         // Caught by the takeover bound: nobody took over the frozen page.
         assert_eq!(world.tabs[1].active, None);
+    }
+
+    #[test]
+    fn each_observed_mutation_takes_over_a_live_holder() {
+        for mutation in ObservedMutation::ALL {
+            assert!(
+                panics(move || {
+                    // The holder asks for a longer lease than the candidate's own, and renews
+                    // every 6 s: never expired.
+                    let holder = TabConfig::new(
+                        "a".into(),
+                        Micros::from_ms(10_000),
+                        Micros::from_ms(1_000),
+                        Micros::from_ms(6_000),
+                        false,
+                        true,
+                        1,
+                    )
+                    .unwrap();
+                    let candidate = TabConfig {
+                        observed_mutation: Some(mutation),
+                        ..config("b", false)
+                    };
+                    let mut world = World::new(vec![holder, candidate]);
+                    world.join(0);
+                    world.run(10);
+                    world.join(1);
+                    world.run(20_000);
+                }),
+                "{mutation:?} went unnoticed"
+            );
+        }
     }
 
     #[test]
