@@ -304,7 +304,9 @@ pub enum TabEvent {
         /// Time left of the heartbeat lease.
         remaining: Micros,
     },
-    /// The hold with `epoch` ended. Emitted once per hold that was [`TabEvent::Active`].
+    /// The hold with `epoch` ended. Emitted once per hold that was [`TabEvent::Active`], and for
+    /// a takeover the candidate withdrew from after its grant landed (never announced: ignore an
+    /// epoch never reported active).
     Lost {
         /// The hold's epoch.
         epoch: u64,
@@ -873,14 +875,24 @@ impl TabElection {
                 id: read,
                 reading,
                 after,
+                epoch,
+                then,
                 ..
             } if *reading && *read == id => {
-                // Overtaken by this holder's own heartbeat in flight? Then release after it.
+                // Overtaken by this holder's own heartbeat in flight? Then release after it. If
+                // anyone else wrote, the role is no longer this hold's to release: a release on
+                // top of another's grant would let the next candidate reuse that grant's epoch.
+                let ours = matches!(&outcome, Ok(Some(entry))
+                    if entry.record.holder == instance && entry.record.epoch == *epoch);
+                if !ours {
+                    let then = *then;
+                    return self.after_release(then);
+                }
                 *reading = false;
                 *read = IoId(self.next_id);
                 self.next_id += 1;
-                if let Ok(entry) = outcome {
-                    *after = entry.map_or(0, |e| e.seq);
+                if let Ok(Some(entry)) = outcome {
+                    *after = entry.seq;
                 }
                 self.write_release();
             }
@@ -1000,7 +1012,7 @@ impl TabElection {
                     };
                     hold.seq = entry.seq;
                     hold.failures = 0;
-                    hold.lease.grant_for(token_of(hold.epoch), sent, now, lease);
+                    grant_lease(&mut hold.lease, hold.epoch, sent, now, lease);
                     hold.beat = Beat::At(sent.mono.plus(interval).max(now.mono));
                     let epoch = hold.epoch;
                     let remaining = hold.lease.remaining(now);
@@ -1423,7 +1435,7 @@ impl TabElection {
         self.observe_entry(now, Some(&entry));
         self.push(TabOutput::Broadcast(entry));
         let mut lease = Lease::validated(self.config.lease, self.config.margin);
-        lease.grant_for(token_of(epoch), sent, now, self.config.lease);
+        grant_lease(&mut lease, epoch, sent, now, self.config.lease);
         Hold {
             epoch,
             seq,
@@ -1579,9 +1591,14 @@ impl TabElection {
     }
 }
 
-fn token_of(epoch: u64) -> Token {
-    // Epochs count holds of one name; the binding admits only safe integers.
-    Token::new(epoch).unwrap_or_else(|_| Token::new(0).unwrap_or_else(|_| unreachable!()))
+/// Records that the hold's lease was (re)granted by a write sent at `sent`. Epochs count holds of
+/// one name and the binding admits only safe integers, so every epoch is a valid token; one that
+/// were not would leave the lease ungranted, and the hold would end at once: failing safe.
+fn grant_lease(lease: &mut Lease, epoch: u64, sent: Now, now: Now, duration: Micros) {
+    match Token::new(epoch) {
+        Ok(token) => lease.grant_for(token, sent, now, duration),
+        Err(_) => lease.clear(),
+    }
 }
 
 /// Both clocks as one context stamps a message for another: the wall clock, and the monotonic

@@ -449,6 +449,32 @@ fn a_yielding_tab_releases_and_stays_a_candidate() {
 }
 
 #[test]
+fn a_release_never_lands_on_another_holders_grant() {
+    let mut world = World::new(vec![config("a", false), config("b", false)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(1_500);
+    world.tabs[0].page_frozen = true;
+    world.tabs[0].context_frozen = true;
+    world.run_until_active(1, 10_000);
+    // The frozen tab wakes, and its page yields before its worker noticed anything.
+    world.tabs[0].context_frozen = false;
+    let now = world.time();
+    world.tabs[0].election.yield_role(now);
+    world.settle();
+    let kinds: Vec<_> = world
+        .log
+        .iter()
+        .map(|e| (e.record.holder.as_str(), e.record.kind))
+        .collect();
+    assert_eq!(kinds.last(), Some(&("b", EntryKind::Grant)), "{kinds:?}");
+    world.thaw_page(0);
+    world.run(5_000);
+    assert_eq!(world.tabs[1].active, Some(2));
+}
+
+#[test]
 fn leaving_immediately_writes_nothing() {
     let mut world = World::new(vec![config("a", true)]);
     world.join(0);
