@@ -17,6 +17,8 @@ import {
   statusFailure,
 } from "./fetch-json.js";
 import { LeaseError } from "./errors.js";
+import { coreModule } from "./core.js";
+import { ObserverCore } from "./glue/tenure.js";
 
 const perf = globalThis.performance;
 
@@ -83,7 +85,7 @@ export class KubernetesLeaseGrantor {
   #http;
   #namespace;
   #recent = new RecentCalls();
-  // name -> {version, observedAt}: when this process first saw the Lease's current version.
+  // name -> the core's observation of that Lease: when this process first saw its current version.
   #observed = new Map();
 
   /**
@@ -154,9 +156,9 @@ export class KubernetesLeaseGrantor {
       }
       const held = current.holderIdentity !== "" && current.holderIdentity !== holder;
       if (held) {
-        // Expired only once a full lease has passed, on this process's clock, since it first saw
-        // the Lease as it is now.
-        const leftMs = current.leaseDurationSeconds * 1000 - (perf.now() - lease.observedAt);
+        // Expired only once a full lease has passed, on this process's clocks, since it first saw
+        // the Lease as it is now (the core's observed-expiry rule).
+        const leftMs = lease.observer.remainingMs(perf.now(), Date.now()) ?? Infinity;
         if (leftMs > 0) {
           return { granted: false, holder: current.holderIdentity, expiresInMs: Math.ceil(leftMs) };
         }
@@ -244,19 +246,25 @@ export class KubernetesLeaseGrantor {
   }
 
   /**
-   * When (`performance.now()`) this process first saw the Lease as `lease` shows it: now, unless
-   * it saw this version before.
+   * Records a sighting of the Lease as `lease` shows it, and returns the core's observation of
+   * that name: a new version restarts the wait for its expiry, one seen before does not.
    */
   #observe(name, lease) {
-    const known = this.#observed.get(name);
-    if (known?.version === lease.version) return known.observedAt;
-    const observedAt = perf.now();
+    let observer = this.#observed.get(name);
     this.#observed.delete(name);
-    this.#observed.set(name, { version: lease.version, observedAt });
-    if (this.#observed.size > MAX_OBSERVATIONS) {
-      this.#observed.delete(this.#observed.keys().next().value);
+    if (observer === undefined) {
+      // Every Lease read here carries its duration; the default is never used.
+      coreModule();
+      observer = new ObserverCore(1000);
+      if (this.#observed.size >= MAX_OBSERVATIONS) {
+        const oldest = this.#observed.keys().next().value;
+        this.#observed.get(oldest).free();
+        this.#observed.delete(oldest);
+      }
     }
-    return observedAt;
+    this.#observed.set(name, observer);
+    observer.observe(perf.now(), Date.now(), lease.version, lease.spec.leaseDurationSeconds * 1000);
+    return observer;
   }
 
   #path(name) {
@@ -301,7 +309,7 @@ export class KubernetesLeaseGrantor {
     return this.#accept(name, reply, `PUT Lease ${name}`);
   }
 
-  /** Parses and checks a Lease reply, and records the observation (as `observedAt`). */
+  /** Parses and checks a Lease reply, and records the observation (as `observer`). */
   #accept(name, reply, what) {
     const lease = parseLease(
       parseJson(what, reply.text, reply.status),
@@ -310,7 +318,7 @@ export class KubernetesLeaseGrantor {
       what,
       reply.status,
     );
-    lease.observedAt = this.#observe(name, lease);
+    lease.observer = this.#observe(name, lease);
     return lease;
   }
 }
@@ -330,7 +338,7 @@ function checkName(resource) {
 /**
  * A Lease from a reply, checked strictly: `{raw, version, spec}` with `spec` normalised (absent
  * fields as the API defines them) and `version` identifying this exact record. The caller adds
- * `observedAt`.
+ * `observer`.
  */
 function parseLease(raw, name, namespace, what, status) {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {

@@ -5,8 +5,10 @@
 // thread gets one timer wake-up a minute under Chrome's intensive throttling, worker timers do
 // not), or in the context itself when that is a worker. The page talks to it by messages.
 
-import { LeaseHolder } from "./api.js";
-import { LeaseError } from "./errors.js";
+import { Lease, LeaseHolder } from "./api.js";
+import { LeaseError, fromCore } from "./errors.js";
+import { coreModule } from "./core.js";
+import { TabElectionCore } from "./glue/tenure.js";
 
 const perf = globalThis.performance;
 
@@ -20,13 +22,6 @@ const META = "meta";
 
 /** Prefix of the Web Lock and BroadcastChannel names, so they never clash with an app's own. */
 export const NAME_PREFIX = "tenure-tab:";
-
-/**
- * After a holder's page announced it is leaving, how long candidates let the Web Lock pass on
- * by itself (it does within milliseconds when the document goes) before taking it: a page
- * entering the back/forward cache may freeze its worker, lock held, before the worker hears.
- */
-const LEAVING_GRACE_MS = 200;
 
 /** IndexedDB failures as LeaseErrors (`ERR_TAB_STORAGE`), the original as `cause`. */
 export function storageError(error, what) {
@@ -210,245 +205,58 @@ async function append(name, after, value, prune) {
 }
 
 /**
- * The heartbeat lease's grantor, on the name's election log.
+ * One candidate for a named role. The election itself (when another tab's heartbeat counts as
+ * expired, the leaving grace, the epoch compare-and-swap and its retries, the heartbeat's
+ * schedule and margin, the steal) is the core's `TabElectionCore`; this class carries out what
+ * it asks (IndexedDB reads and appends on the name's log, Web Lock requests, BroadcastChannel
+ * notices, pings to the page, one timer) and feeds back the outcomes with the clocks read.
  *
- * It grants when this context holds the Web Lock, when the log is free (released, or empty)
- * without Web Locks, or when the newest entry has not changed for a full lease *as this context
- * observed it*: expiry is judged by the observer's own monotonic clock from the moment it saw the
- * entry, as Kubernetes' client-go does, never by comparing timestamps written by another tab
- * (whose `performance.now()` has another origin). Every grant takes epoch + 1. Durability is
- * relaxed (no disk flush on the handoff's path): after a power cut no tab from before it is
- * alive, and FencedStore's flushed writes persist everything committed before them.
- */
-class StorageGrantor {
-  #name;
-  #leaseMs;
-  #gate;
-  #useLocks;
-  /** This context's newest entry while it holds the role. */
-  #mine = null;
-  /** The last `leaving` notice: that holder stepped down, even if its release never committed. */
-  #leaving = null;
-
-  /** What this context last saw of the log, and when by its own clock. */
-  observation = { seq: null, holder: null, epoch: 0, kind: null, leaseMs: null, seenAt: 0 };
-  /** Set before each acquire: `{kind: "lock", since}` or `{kind: "takeover", entry}`. */
-  intent = { kind: "takeover", entry: null };
-  /** Called after this context committed a heartbeat. */
-  onWrite = null;
-  /** Where writes are announced, while this context takes part. */
-  channel = null;
-
-  constructor(name, { leaseMs, gate, useLocks }) {
-    this.#name = name;
-    this.#leaseMs = leaseMs;
-    this.#gate = gate;
-    this.#useLocks = useLocks;
-  }
-
-  /**
-   * A page announces `leaving` from `pagehide`, after it stopped acting, because its worker may
-   * be gone or frozen before the release commits.
-   */
-  noteLeaving({ holder, epoch }) {
-    this.#leaving = { holder, epoch, at: perf.now() };
-  }
-
-  /** Records a sighting; a different entry (or a first sighting) restarts the clock. */
-  observe(entry) {
-    const seq = entry?.seq ?? 0;
-    if (seq === this.observation.seq) return false;
-    this.observation = {
-      seq,
-      holder: entry?.holder ?? null,
-      epoch: entry?.epoch ?? 0,
-      kind: entry?.kind ?? null,
-      leaseMs: entry?.leaseMs ?? null,
-      seenAt: perf.now(),
-    };
-    return true;
-  }
-
-  /**
-   * Milliseconds until the observed holder may be taken over (0 or less: now). A free log is
-   * taken at once without Web Locks; with them the lock decides, and only a lock holder that never
-   * wrote (hung right after locking) is waited out.
-   */
-  msUntilOpen() {
-    const seen = this.observation;
-    if (seen.seq === null) return Infinity;
-    const leaving = this.#leaving;
-    const left = leaving !== null && seen.holder === leaving.holder && seen.epoch === leaving.epoch;
-    const expiry = seen.seenAt + (seen.leaseMs ?? this.#leaseMs);
-    if (!this.#useLocks) {
-      if (seen.seq === 0 || seen.kind === "release" || left) return 0;
-    } else if (left) {
-      return Math.min(leaving.at + LEAVING_GRACE_MS, expiry) - perf.now();
-    }
-    return expiry - perf.now();
-  }
-
-  #publish(type, entry) {
-    try {
-      this.channel?.postMessage({ type, ...entry });
-    } catch {
-      // A closed channel: observers fall back to reading the log.
-    }
-  }
-
-  /** Reads the newest entry (and observes it). */
-  async read() {
-    const entry = await latestEntry(this.#name);
-    this.observe(entry);
-    return entry;
-  }
-
-  async #append(after, value, prune = false) {
-    const entry = await append(this.#name, after, { ...value, locks: this.#useLocks }, prune);
-    if (entry !== null) this.observe(entry);
-    return entry;
-  }
-
-  #denial(entry) {
-    const reply = { granted: false, expiresInMs: Math.max(1, Math.ceil(this.msUntilOpen())) };
-    if (typeof entry?.holder === "string") reply.holder = entry.holder;
-    return reply;
-  }
-
-  async grant({ holder, durationMs, signal }) {
-    const intent = this.intent;
-    // A takeover waits for the page to answer, so a hung page cannot take the role. With the
-    // lock, the handoff does not wait: the page becomes active only when it hears of the grant,
-    // and if it is hung, its first heartbeat fails the same test.
-    if (intent.kind !== "lock") await this.#gate?.(signal);
-    // With the lock, build on the newest entry seen (announced over BroadcastChannel, so usually
-    // current), and on a conflict read and retry behind the old holder's last writes. Without
-    // it, the observed entry must still be the newest.
-    for (let attempt = 0; attempt < 8; attempt += 1) {
-      let base = intent.entry;
-      if (intent.kind === "lock") {
-        const seen = this.observation;
-        base = attempt === 0 && seen.seq !== null ? { ...seen } : await this.read();
-      }
-      if (intent.kind === "lock" && base?.kind === "grant" && base.holder !== holder && base.seq > intent.since) {
-        // Another candidate took over while this one was getting the lock: it will steal the
-        // lock, and holds the role.
-        return this.#denial(base);
-      }
-      const entry = await this.#append(base?.seq ?? 0, {
-        holder,
-        epoch: (base?.epoch ?? 0) + 1,
-        kind: "grant",
-        leaseMs: durationMs,
-      });
-      if (entry !== null) {
-        this.#mine = entry;
-        this.#publish("granted", entry);
-        return { granted: true, token: entry.epoch, durationMs };
-      }
-      if (intent.kind !== "lock") break;
-    }
-    return this.#denial(await this.read().catch(() => null));
-  }
-
-  async renew({ holder, token, durationMs, signal }) {
-    // The core stamped the attempt just before this call; the page's view of the hold runs from
-    // here, a few microseconds later, and still ends before any observer's (see `observe`).
-    const sentAt = stamp();
-    await this.#gate?.(signal);
-    const mine = this.#mine;
-    if (mine?.holder !== holder || mine.epoch !== token) return { renewed: false, reason: "not_holder" };
-    const entry = await this.#append(mine.seq, { holder, epoch: token, kind: "beat", leaseMs: durationMs }, true);
-    // The slot after this holder's last entry is taken: someone took over.
-    if (entry === null) return { renewed: false, reason: "not_holder" };
-    if (this.#mine === mine) this.#mine = entry;
-    this.#publish("beat", entry);
-    this.onWrite?.("beat", entry, sentAt, durationMs);
-    return { renewed: true, token, durationMs };
-  }
-
-  async release({ holder, token }) {
-    let base = this.#mine;
-    for (let attempt = 0; attempt < 2 && base?.holder === holder && base.epoch === token; attempt += 1) {
-      const entry = await this.#append(base.seq, { holder, epoch: token, kind: "release", leaseMs: base.leaseMs });
-      if (entry !== null) {
-        this.#mine = null;
-        this.#publish("released", entry);
-        return { released: true };
-      }
-      // Overtaken by this holder's own heartbeat in flight? Then release after it.
-      base = await this.read();
-    }
-    this.#mine = null;
-    return { released: false };
-  }
-}
-
-function lossReason(reason) {
-  switch (reason) {
-    case "not_holder":
-    case "unknown":
-    case "token_regressed":
-      return "superseded";
-    case "margin_exhausted":
-    case "expired":
-      return "expired";
-    default:
-      return reason;
-  }
-}
-
-const VOLUNTARY = new Set(["released", "closed", "yielded"]);
-
-/**
- * One candidate for a named role. `emit(message)` reports to the page; `gate(signal)` resolves
- * once the page proved it is responsive (a frozen or hung page must stop the heartbeat), or is
- * null when the engine runs in the context it serves.
+ * `emit(message)` reports to the page; `ping()` asks the page to answer with a `pong` message
+ * (a frozen or hung page never does, so its heartbeat stops), or is null when the engine runs in
+ * the context it serves. Log writes use relaxed durability (no disk flush on the handoff's path):
+ * after a power cut no tab from before it is alive, and FencedStore's flushed writes persist
+ * everything committed before them.
  */
 export class TabEngine {
   #config;
   #emit;
+  #ping;
+  #core;
   #lockName;
-  #channel = null;
-  #grantor;
-  #holder;
   #useLocks;
+  #channel = null;
+  /** The current Web Lock request: `{id, release, abort}`. */
+  #lock = null;
+  #timer = null;
+  #driving = false;
+  /** The readings passed with the latest input, which the core's events speak of. */
+  #reading = { monoMs: 0, wallMs: 0 };
+  /** The hold the core reported active: `{epoch, reason}`, plus the global campaign's handles. */
+  #held = null;
   #globalGrantor;
   #globalHolder = null;
-
-  #candidate = false;
-  #closed = false;
-  #running = false;
-  #waiter = null;
-  #acquiring = null;
-  #lock = null;
-  #held = null;
   #globalRun = Promise.resolve();
 
-  constructor(config, { emit, gate = null, globalGrantor = null }) {
+  constructor(config, { emit, ping = null, globalGrantor = null }) {
     this.#config = config;
     this.#emit = emit;
+    this.#ping = ping;
     this.#lockName = NAME_PREFIX + config.name;
     this.#useLocks = config.webLocks && typeof globalThis.navigator?.locks?.request === "function";
-    this.#grantor = new StorageGrantor(config.name, {
-      leaseMs: config.leaseMs,
-      gate,
-      useLocks: this.#useLocks,
-    });
-    this.#grantor.onWrite = (type, entry, sentAt, durationMs) => {
-      const held = this.#held;
-      if (held !== null && held.reason === null && entry.epoch === held.epoch) {
-        this.#emitHold("renewed", { epoch: held.epoch }, remainingSince(sentAt, durationMs));
-      }
-    };
-    this.#holder = new LeaseHolder(this.#grantor, {
-      resource: config.name,
-      holderId: config.instanceId,
-      leaseMs: config.leaseMs,
-      marginMs: config.marginMs,
-      renewIntervalMs: config.renewIntervalMs,
-    });
-    this.#holder.onLeaseLost = (reason) => this.#end(lossReason(reason));
+    const seed = new Uint32Array(2);
+    globalThis.crypto.getRandomValues(seed);
+    this.#core = makeCore(
+      () =>
+        new TabElectionCore({
+          instance: config.instanceId,
+          leaseMs: config.leaseMs,
+          marginMs: config.marginMs,
+          renewIntervalMs: config.renewIntervalMs,
+          webLocks: this.#useLocks,
+          gated: ping !== null,
+          seed: seed[0] * 2 ** 21 + (seed[1] >>> 11),
+        }),
+    );
     this.#globalGrantor = globalGrantor;
     emit({ type: "mode", mode: this.#useLocks ? "web-locks" : "lease" });
   }
@@ -457,25 +265,134 @@ export class TabEngine {
   handle(message) {
     switch (message.type) {
       case "join":
-        this.#join();
+        this.#input((core, mono, wall) => core.join(mono, wall));
         break;
       case "leave":
-        this.#leave("released", message.now === true);
+        this.#input((core, mono, wall) => core.leave(mono, wall, message.now === true));
         break;
       case "yield":
         // The page stopped believing (its own clocks said the hold ran out): step down, stay a
         // candidate.
-        this.#end("yielded");
+        this.#input((core, mono, wall) => core.yieldRole(mono, wall));
         break;
       case "check":
-        this.#check();
+        this.#input((core, mono, wall) => core.check(mono, wall));
         break;
       case "close":
-        this.#close();
+        this.#input((core, mono, wall) => core.close(mono, wall));
+        break;
+      case "pong":
+        this.#input((core, mono, wall) => core.pong(mono, wall));
         break;
       default:
         break;
     }
+  }
+
+  /** Feeds one input to the core with the clocks read now, then carries out its outputs. */
+  #input(apply) {
+    const monoMs = perf.now();
+    const wallMs = Date.now();
+    this.#reading = { monoMs, wallMs };
+    apply(this.#core, monoMs, wallMs);
+    this.#drive();
+  }
+
+  #drive() {
+    // Outputs are carried out without calling the core synchronously, but an input that arrives
+    // while they are (none should) only adds outputs to the same queue.
+    if (this.#driving) return;
+    this.#driving = true;
+    try {
+      for (let output = this.#core.pollOutput(); output !== undefined; output = this.#core.pollOutput()) {
+        this.#carryOut(output);
+      }
+    } finally {
+      this.#driving = false;
+    }
+    this.#arm();
+  }
+
+  #arm() {
+    clearTimeout(this.#timer);
+    this.#timer = null;
+    const at = this.#core.timeoutAt;
+    if (at === undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#input((core, mono, wall) => core.timeout(mono, wall));
+    }, Math.max(0, Math.ceil(at - perf.now())));
+  }
+
+  #carryOut(output) {
+    const name = this.#config.name;
+    switch (output.type) {
+      case "listen":
+        this.#openChannel();
+        break;
+      case "unlisten":
+        this.#closeChannel();
+        break;
+      case "read":
+        latestEntry(name).then(
+          (entry) => this.#input((core, mono, wall) => core.read(mono, wall, output.id, entry)),
+          () => this.#input((core, mono, wall) => core.readFailed(mono, wall, output.id)),
+        );
+        break;
+      case "append":
+        append(name, output.after, output.record, output.prune).then(
+          (entry) =>
+            this.#input((core, mono, wall) =>
+              core.appended(mono, wall, output.id, entry === null ? "conflict" : "appended"),
+            ),
+          () => this.#input((core, mono, wall) => core.appended(mono, wall, output.id, "failed")),
+        );
+        break;
+      case "lock":
+        this.#requestLock(output.id, output.steal);
+        break;
+      case "unlock":
+        this.#releaseLock();
+        break;
+      case "broadcast":
+        this.#publish(output.entry);
+        break;
+      case "ping":
+        this.#ping?.();
+        break;
+      case "active":
+        this.#held = { epoch: output.epoch, reason: null };
+        this.#emitHold("role", { epoch: output.epoch }, output.remainingMs, this.#stampOfReading());
+        this.#startGlobal(this.#held);
+        break;
+      case "renewed":
+        if (this.#held?.epoch === output.epoch && this.#held.reason === null) {
+          this.#emitHold("renewed", { epoch: output.epoch }, output.remainingMs, this.#stampOfReading());
+        }
+        break;
+      case "lost": {
+        const held = this.#held;
+        this.#held = null;
+        if (held !== null) held.reason = output.reason;
+        this.#emit({ type: "role-lost", reason: output.reason, epoch: output.epoch });
+        if (held !== null) this.#stopGlobal(held, output.logged);
+        break;
+      }
+      case "left":
+        this.#emit({ type: "left" });
+        break;
+      case "closed":
+        clearTimeout(this.#timer);
+        this.#emit({ type: "closed" });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The latest input's readings as a stamp: what the core's remaining time is measured at. */
+  #stampOfReading() {
+    return { wallMs: this.#reading.wallMs, originMs: perf.timeOrigin + this.#reading.monoMs };
   }
 
   // Open only while taking part: a page in the back/forward cache is evicted when a message
@@ -485,219 +402,47 @@ export class TabEngine {
     const channel = new BroadcastChannel(NAME_PREFIX + this.#config.name);
     channel.onmessage = (event) => {
       const message = event.data;
-      if (message?.type === "leaving") {
-        this.#grantor.noteLeaving(message);
-        this.#waiter?.();
-      } else if (this.#grantor.observe(message)) {
-        this.#waiter?.();
-      }
+      if (typeof message !== "object" || message === null) return;
+      this.#input((core, mono, wall) => core.notice(mono, wall, message));
     };
     this.#channel = channel;
-    this.#grantor.channel = channel;
   }
 
   #closeChannel() {
     this.#channel?.close();
     this.#channel = null;
-    this.#grantor.channel = null;
   }
 
-  #join() {
-    if (this.#closed) return;
-    this.#openChannel();
-    this.#candidate = true;
-    if (!this.#running) {
-      this.#running = true;
-      this.#loop().finally(() => {
-        this.#running = false;
-        if (this.#candidate && !this.#closed) this.#join();
-      });
-    }
-  }
-
-  async #leave(reason, now = false) {
-    this.#candidate = false;
-    this.#acquiring?.abort();
-    this.#waiter?.();
-    // Leaving the page: lock and channel go before anything is awaited, for the page may be
-    // frozen in the back/forward cache right after, and a cached page holding either is evicted.
-    // Otherwise the channel stays to announce the release.
-    if (now) this.#closeChannel();
-    if (this.#held !== null) {
-      await this.#end(reason, now);
-    } else {
-      this.#releaseLock();
-    }
-    if (!this.#candidate) this.#closeChannel();
-    this.#emit({ type: "left" });
-  }
-
-  async #close() {
-    if (this.#closed) return;
-    await this.#leave("closed");
-    this.#closed = true;
-    this.#closeChannel();
-    this.#emit({ type: "closed" });
-  }
-
-  async #loop() {
-    while (this.#candidate && !this.#closed) {
-      const opening = await this.#waitForOpening();
-      if (opening === null) break;
-      const won = opening === "lock" ? await this.#acquireWithLock() : await this.#takeOver();
-      if (!won) continue;
-      let ended;
-      const held = {
-        ended: new Promise((resolve) => {
-          ended = resolve;
-        }),
-        end: () => ended(),
-        reason: null,
-        epoch: this.#holder.lease.token,
-      };
-      this.#held = held;
-      if (!this.#candidate || this.#closed) {
-        // Left while the grant was in flight.
-        await this.#end("released");
-        break;
-      }
-      if (this.#useLocks && !this.#lock?.held) {
-        // Stolen between the grant and now.
-        await this.#end("stolen");
-        continue;
-      }
-      this.#report("role");
-      this.#startGlobal(held);
-      await held.ended;
-    }
-  }
-
-  /**
-   * Waits until this candidate may take the role: the Web Lock was granted (free, or its holder
-   * closed, crashed, navigated or released), or the log went unchanged for a full lease.
-   */
-  #waitForOpening() {
-    if (this.#useLocks && this.#lock === null) this.#requestLock(false);
-    return new Promise((resolve) => {
-      let settled = false;
-      let timer = null;
-      const finish = (value) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.#waiter = null;
-        resolve(value);
-      };
-      const evaluate = () => {
-        if (settled) return;
-        if (!this.#candidate || this.#closed) return finish(null);
-        if (this.#lock?.held) return finish("lock");
-        const left = this.#grantor.msUntilOpen();
-        if (left <= 0) return finish("takeover");
-        clearTimeout(timer);
-        // Poll too: a missed broadcast, or no BroadcastChannel at all, only delays a takeover.
-        timer = setTimeout(poll, Math.min(left + 1, this.#config.renewIntervalMs));
-      };
-      const poll = () => {
-        this.#grantor.read().then(evaluate, evaluate);
-      };
-      this.#waiter = evaluate;
-      poll();
-    });
-  }
-
-  async #acquireWithLock() {
-    this.#grantor.intent = { kind: "lock", since: this.#grantor.observation.seq ?? 0 };
-    const result = await this.#acquire({ wait: true });
-    if (result && this.#lock?.held) return true;
-    // Aborted, or the lock was stolen meanwhile: release the grant for whoever holds the lock.
-    if (result) await this.#holder.release().catch(() => {});
-    this.#releaseLock();
-    return false;
-  }
-
-  async #takeOver() {
-    const seen = this.#grantor.observation;
-    this.#grantor.intent = { kind: "takeover", entry: { seq: seen.seq, epoch: seen.epoch } };
-    const result = await this.#acquire({ wait: false });
-    if (!result) return false;
-    // Left meanwhile (the loop releases the grant), or the lock came on its own.
-    if (!this.#candidate || this.#closed || !this.#useLocks || this.#lock?.held) return true;
-    // The role is ours in the log: now take the lock from the frozen or hung holder. Its request
-    // rejects with AbortError when it runs again, and its next heartbeat finds its slot taken.
-    this.#releaseLock();
-    const lock = this.#requestLock(true);
-    await lock.granted;
-    if (!this.#candidate || this.#closed) return true;
-    if (this.#lock === lock && lock.held) {
-      // A tab that got the lock the ordinary way just before the steal may have written the
-      // log since: then it is the holder, and this one gives the lock back.
-      const entry = await this.#grantor.read().catch(() => undefined);
-      const ours = entry?.holder === this.#config.instanceId && entry.epoch === this.#holder.lease.token;
-      if (ours && this.#lock === lock && lock.held) return true;
-      this.#holder.surrender("superseded");
-      this.#releaseLock();
-      return false;
-    }
-    this.#holder.surrender("stolen");
-    return false;
-  }
-
-  async #acquire({ wait }) {
-    const abort = new AbortController();
-    this.#acquiring = abort;
+  #publish(entry) {
+    const type = entry.kind === "grant" ? "granted" : entry.kind === "release" ? "released" : "beat";
     try {
-      const result = await this.#holder.acquire({ wait, signal: abort.signal });
-      return result.acquired;
+      this.#channel?.postMessage({ type, ...entry });
     } catch {
-      return false;
-    } finally {
-      if (this.#acquiring === abort) this.#acquiring = null;
+      // A closed channel: observers fall back to reading the log.
     }
   }
 
-  #requestLock(steal) {
-    let granted;
-    const lock = {
-      held: false,
-      release: null,
-      abort: steal ? null : new AbortController(),
-      granted: new Promise((resolve) => {
-        granted = resolve;
-      }),
-    };
+  #requestLock(id, steal) {
+    const lock = { id, release: null, abort: steal ? null : new AbortController() };
     this.#lock = lock;
     const options = steal ? { steal: true } : { signal: lock.abort.signal };
+    const report = (granted) => this.#input((core, mono, wall) => core.lock(mono, wall, id, granted));
     globalThis.navigator.locks
       .request(this.#lockName, options, () => {
-        if (this.#lock !== lock) {
-          granted();
-          return undefined;
-        }
-        lock.held = true;
+        if (this.#lock !== lock) return undefined;
         return new Promise((resolve) => {
           lock.release = resolve;
-          granted();
-          this.#waiter?.();
+          report(true);
         });
       })
       .then(
+        () => {},
+        // Rejected: our own abort of a waiting request, or another context stole the lock.
         () => {
-          lock.held = false;
-        },
-        () => {
-          // Rejected: our own abort of a waiting request, or another context stole the lock.
-          const wasHeld = lock.held;
-          lock.held = false;
-          granted();
           if (this.#lock === lock) this.#lock = null;
-          if (wasHeld) {
-            this.#acquiring?.abort();
-            this.#end("stolen");
-          }
+          report(false);
         },
       );
-    return lock;
   }
 
   #releaseLock() {
@@ -708,60 +453,9 @@ export class TabEngine {
     lock.release?.();
   }
 
-  /**
-   * Ends the current hold (no-op without one), then reports and cleans up; `now` skips the
-   * storage write, whose completion event would reach a page already in the back/forward cache.
-   */
-  async #end(reason, now = false) {
-    const held = this.#held;
-    if (held === null || held.reason !== null) return;
-    held.reason = reason;
-    this.#emit({ type: "role-lost", reason, epoch: held.epoch });
-    const voluntary = VOLUNTARY.has(reason) && !now;
-    if (!voluntary) this.#holder.surrender(reason);
-    // The page no longer acts on this hold, so the lock goes first: the next tab's grant
-    // supersedes this one anyway, and the tidying below need not delay the handoff.
-    this.#releaseLock();
-    await this.#stopGlobal(held, voluntary);
-    // Log the release, so that without Web Locks candidates need not wait the lease out.
-    if (voluntary) await this.#holder.release().catch(() => {});
-    this.#held = null;
-    held.end();
-  }
-
-  /** Re-validates a hold on the page's request: after a resume, or when it becomes visible. */
-  async #check() {
-    const held = this.#held;
-    if (held === null) {
-      this.#waiter?.();
-      return;
-    }
-    if (this.#useLocks && !this.#lock?.held) {
-      this.#end("stolen");
-      return;
-    }
-    try {
-      const entry = await this.#grantor.read();
-      if (this.#held === held && (entry?.epoch !== held.epoch || entry?.holder !== this.#config.instanceId)) {
-        this.#end("superseded");
-        return;
-      }
-    } catch {
-      // Storage trouble shows up in the next heartbeat.
-    }
-    if (this.#held === held) this.#report("renewed");
-  }
-
-  /** Reports the hold with its remaining time and the clocks it was read at. */
-  #report(type) {
-    const held = this.#held;
-    if (held === null || held.reason !== null) return;
-    this.#emitHold(type, { epoch: held.epoch }, this.#holder.lease.remainingMs());
-  }
-
-  #emitHold(type, fields, remainingMs) {
+  #emitHold(type, fields, remainingMs, at) {
     if (!(remainingMs > 0)) return;
-    this.#emit({ type, ...fields, remainingMs, ...stamp() });
+    this.#emit({ type, ...fields, remainingMs, ...at });
   }
 
   // Global mode: the active tab alone holds the grantor lease, under one id for the browser, so
@@ -788,15 +482,12 @@ export class TabEngine {
             return reply;
           },
           renew: async (args) => {
-            const sentAt = stamp();
+            const sentAt = Lease.stamp();
             const reply = await grantor.renew(args);
             if (reply?.renewed === true && this.#held === held && held.reason === null) {
               const granted = Number.isFinite(reply.durationMs) ? reply.durationMs : args.durationMs;
-              this.#emitHold(
-                "global",
-                { token: reply.token },
-                remainingSince(sentAt, Math.min(granted, args.durationMs)),
-              );
+              const at = stamp();
+              this.#emitHold("global", { token: reply.token }, remainingSince(sentAt, Math.min(granted, args.durationMs)), at);
             }
             return reply;
           },
@@ -809,7 +500,7 @@ export class TabEngine {
       }
     }
     const holder = this.#globalHolder;
-    while (this.#held === held && held.reason === null) {
+    while (this.#stillHeld(held)) {
       const abort = new AbortController();
       held.globalAbort = abort;
       let result;
@@ -823,11 +514,24 @@ export class TabEngine {
         holder.onLeaseLost = resolve;
         held.globalEnded = resolve;
       });
-      this.#emitHold("global", { token: result.token }, holder.lease.remainingMs());
+      const at = stamp();
+      this.#emitHold("global", { token: result.token }, holder.lease.remainingMs(), at);
       const reason = await lost;
-      if (this.#held !== held || held.reason !== null) return;
+      if (!this.#stillHeld(held)) return;
       this.#emit({ type: "global-lost", reason });
     }
+  }
+
+  /**
+   * Whether `held` is still the hold, as of now: the core is asked first, for this context may
+   * just have woken from a freeze with the global lease's timer firing before the election's,
+   * and a hold that ran out meanwhile must not campaign again.
+   */
+  #stillHeld(held) {
+    if (this.#held === held && held.reason === null) {
+      this.#input((core, mono, wall) => core.timeout(mono, wall));
+    }
+    return this.#held === held && held.reason === null;
   }
 
   async #stopGlobal(held, voluntary) {
@@ -841,10 +545,25 @@ export class TabEngine {
   }
 }
 
-/** Milliseconds left of `durationMs` since `sentAt`, by whichever clock says more time passed. */
+/**
+ * Milliseconds left of `durationMs` since `sentAt` (a `Lease.stamp()`), by the core's rule for
+ * elapsed time: a lease of that duration granted at `sentAt`, asked now.
+ */
 function remainingSince(sentAt, durationMs) {
-  const now = stamp();
-  return durationMs - Math.max(now.originMs - sentAt.originMs, now.wallMs - sentAt.wallMs, 0);
+  if (!(durationMs > 1)) return 0;
+  const lease = new Lease(durationMs, 1);
+  lease.grant(0, sentAt);
+  return lease.remainingMs();
+}
+
+/** Core objects are made here, so the first one loads the core (see core.js). */
+export function makeCore(make) {
+  coreModule();
+  try {
+    return make();
+  } catch (error) {
+    throw fromCore(error);
+  }
 }
 
 /** Both clocks now, with the monotonic one on the shared time line of `timeOrigin`. */
@@ -858,31 +577,14 @@ export function stamp() {
  */
 export function serveEngine(scope) {
   let engine = null;
-  let ping = null;
+  /** The sequence number of the ping the page has yet to answer. */
+  let pinged = null;
   let sequence = 0;
   const calls = new Map();
 
-  const gate = (signal) => {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (ping === null) {
-      const seq = ++sequence;
-      let resolve;
-      const promise = new Promise((done) => {
-        resolve = done;
-      });
-      ping = { seq, resolve, promise };
-      scope.postMessage({ type: "ping", seq });
-    }
-    const { promise } = ping;
-    if (signal === undefined) return promise;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      promise.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
-    });
+  const ping = () => {
+    pinged = ++sequence;
+    scope.postMessage({ type: "ping", seq: pinged });
   };
 
   // Grantor calls go to the page, which owns the grantor (an HttpGrantor cannot be cloned into a
@@ -919,7 +621,7 @@ export function serveEngine(scope) {
         try {
           engine = new TabEngine(message.config, {
             emit: (out) => scope.postMessage(out),
-            gate,
+            ping,
             globalGrantor: message.config.global === null ? null : remoteGrantor,
           });
         } catch (error) {
@@ -927,10 +629,9 @@ export function serveEngine(scope) {
         }
         break;
       case "pong":
-        if (ping !== null && message.seq === ping.seq) {
-          const { resolve } = ping;
-          ping = null;
-          resolve();
+        if (pinged !== null && message.seq === pinged) {
+          pinged = null;
+          engine?.handle({ type: "pong" });
         }
         break;
       case "rpc-result": {

@@ -6,10 +6,11 @@
 // older one. The heartbeat runs in a dedicated worker (see tab-engine.js); this side mirrors the
 // hold on its own clocks, so `isActive` and `signal` never trust a late message or timer.
 
-import { Lease, LeaseHolder } from "./api.js";
+import { LeaseHolder } from "./api.js";
 import { LeaseError } from "./errors.js";
-import { FENCED, NAME_PREFIX, TabEngine, latestEntry, storageError, transact } from "./tab-engine.js";
+import { FENCED, NAME_PREFIX, TabEngine, latestEntry, makeCore, storageError, transact } from "./tab-engine.js";
 import { coreModule } from "./core.js";
+import { TabMirrorCore } from "./glue/tenure.js";
 import TAB_WORKER_SOURCE from "./glue/tab-worker-source.js";
 
 let workerUrl = null;
@@ -199,7 +200,7 @@ export class TabLease {
       this.#grantor = grantor;
       globalConfig = { ...timings, renewIntervalMs: globalRenew, resource };
       if (holderId !== undefined) globalConfig.holderId = holderId;
-      this.#globalMirror = new Lease(timings.leaseMs, timings.marginMs);
+      this.#globalMirror = makeCore(() => new TabMirrorCore(timings.leaseMs, timings.marginMs));
     }
 
     assertSupported("TabLease");
@@ -214,7 +215,7 @@ export class TabLease {
     };
     this.#mode =
       webLocks !== false && typeof globalThis.navigator?.locks?.request === "function" ? "web-locks" : "lease";
-    this.#mirror = new Lease(leaseMs, marginMs);
+    this.#mirror = makeCore(() => new TabMirrorCore(leaseMs, marginMs));
     this.#ended = AbortSignal.abort(new LeaseError("ERR_LEASE_NOT_HELD", "this tab is not active"));
     this.onActive = onActive;
     this.onInactive = onInactive;
@@ -540,23 +541,21 @@ export class TabLease {
   }
 
   /**
-   * Grants a mirror lease that ends when the reported one does, minus the message's transit as
-   * measured on both clocks: a late message can only shorten this side's belief.
+   * Mirrors a reported hold on this side's clocks; the core back-dates it by the message's
+   * transit, so a late message can only shorten this side's belief.
    */
-  #mirrorGrant(lease, token, message) {
-    const nowWall = Date.now();
-    const nowMono = perf.now();
-    const transit = Math.max(0, nowWall - message.wallMs, perf.timeOrigin + nowMono - message.originMs);
-    const remaining = message.remainingMs - transit;
-    if (!(remaining > 0)) return;
-    const elapsed = Math.max(0, lease.durationMs - remaining);
-    lease.grant(token, { monoMs: Math.max(0, nowMono - elapsed), wallMs: nowWall - elapsed });
+  #mirrorGrant(mirror, token, message) {
+    const monoMs = perf.now();
+    const wallMs = Date.now();
+    mirror.accept(monoMs, wallMs, perf.timeOrigin + monoMs, token, message.remainingMs, message.wallMs, message.originMs);
   }
 
   /** Whether the hold stands by this side's clocks; else the reason it lapsed, or null. */
   #holdsNow() {
     if (this.#role === null) return null;
-    if (!this.#mirror.isSafelyHeld()) {
+    const monoMs = perf.now();
+    const wallMs = Date.now();
+    if (!this.#mirror.holds(monoMs, wallMs)) {
       // This side's clocks say the hold ran out (a freeze, a hang, messages that never came):
       // stop at once, and have the engine step down so the role is freed.
       this.#role = null;
@@ -565,7 +564,7 @@ export class TabLease {
       return "expired";
     }
     if (this.#config.global === null) return true;
-    if (this.#global !== null && !this.#globalMirror.isSafelyHeld()) {
+    if (this.#global !== null && !this.#globalMirror.holds(monoMs, wallMs)) {
       this.#global = null;
       return "grantor_lost";
     }
@@ -618,10 +617,9 @@ export class TabLease {
 
   #armMirrorTimer() {
     clearTimeout(this.#mirrorTimer);
-    let left = this.#mirror.remainingMs() - this.#config.marginMs;
-    if (this.#global !== null) {
-      left = Math.min(left, this.#globalMirror.remainingMs() - this.#globalMirror.safetyMarginMs);
-    }
+    let until = this.#mirror.safeUntil ?? 0;
+    if (this.#global !== null) until = Math.min(until, this.#globalMirror.safeUntil ?? 0);
+    const left = until - perf.now();
     // A backstop only: in a hidden tab this timer may fire a minute late, but every read of
     // `isActive` or `signal`, and every wake-up event, checks the clocks directly.
     this.#mirrorTimer = setTimeout(() => this.#update("expired"), Math.max(0, left) + 1);

@@ -22,8 +22,10 @@ mod claim;
 mod config;
 mod holder;
 mod lease;
+mod observed;
 pub mod replay;
 mod rng;
+mod tab;
 mod time;
 #[cfg(test)]
 mod window_tests;
@@ -44,7 +46,13 @@ pub use holder::{
     RequestId, RequestKind, UsageError,
 };
 pub use lease::{Grant, Lease, SafeWindow};
+pub use observed::{ObservedMutation, Observer};
 pub use rng::Jitter;
+pub use tab::{
+    AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Notice, Stamp, TabConfig,
+    TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabPhase,
+    LEAVING_GRACE, LOCKED_GRANT_ATTEMPTS, RELEASE_ATTEMPTS,
+};
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 
 /// Deliberately broken behaviours of the core. They take effect only in builds with the

@@ -13,6 +13,7 @@ mod js;
 mod lease;
 mod replay;
 mod reply;
+mod tab;
 mod window;
 
 pub use batch::BatchCore;
@@ -20,6 +21,7 @@ pub use claim::{claim_heartbeat_ms, IdleCore, SettleCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
 pub use replay::RecentCallsCore;
+pub use tab::{ObserverCore, TabElectionCore, TabMirrorCore};
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
 // does. Not with threads: it assumes one.

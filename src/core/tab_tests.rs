@@ -1,0 +1,763 @@
+//! A small synchronous world for the election: one shared log, one Web Lock, a channel, and
+//! pages that answer pings or not. It checks after every step that no two candidates are
+//! active at once and that every hold's epoch is larger than all before it.
+
+use super::*;
+#[cfg(feature = "mutations")]
+use crate::core::ObservedMutation;
+
+const MS: u64 = 1_000;
+const WALL0: u64 = 1_700_000_000_000_000;
+
+struct Tab {
+    election: TabElection,
+    /// The page does not answer pings (frozen or hung); its worker still runs.
+    page_frozen: bool,
+    /// The whole context is frozen: no timers, no messages, no storage callbacks.
+    context_frozen: bool,
+    /// Delay before this page answers a ping, in ms.
+    pong_delay: u64,
+    pong_at: Option<u64>,
+    listening: bool,
+    active: Option<u64>,
+    events: Vec<TabEvent>,
+    /// The page or context was frozen at some point.
+    was_frozen: bool,
+    /// Outputs not carried out while the context is frozen.
+    parked: Vec<TabOutput>,
+}
+
+struct World {
+    now: u64,
+    log: Vec<LogEntry>,
+    lock: Option<(usize, IoId)>,
+    queue: VecDeque<(usize, IoId)>,
+    tabs: Vec<Tab>,
+    highest_epoch: u64,
+    /// Notices waiting for delivery: (to, notice).
+    notices: VecDeque<(usize, Notice)>,
+}
+
+fn config(instance: &str, web_locks: bool) -> TabConfig {
+    TabConfig::new(
+        instance.to_owned(),
+        Micros::from_ms(5_000),
+        Micros::from_ms(1_000),
+        Micros::from_ms(1_000),
+        web_locks,
+        true,
+        7,
+    )
+    .unwrap()
+}
+
+impl World {
+    fn new(configs: Vec<TabConfig>) -> World {
+        World {
+            now: 0,
+            log: Vec::new(),
+            lock: None,
+            queue: VecDeque::new(),
+            tabs: configs
+                .into_iter()
+                .map(|config| Tab {
+                    election: TabElection::new(config),
+                    page_frozen: false,
+                    context_frozen: false,
+                    pong_delay: 0,
+                    pong_at: None,
+                    listening: false,
+                    active: None,
+                    events: Vec::new(),
+                    parked: Vec::new(),
+                    was_frozen: false,
+                })
+                .collect(),
+            highest_epoch: 0,
+            notices: VecDeque::new(),
+        }
+    }
+
+    fn time(&self) -> Now {
+        Now::from_micros(self.now, WALL0 + self.now)
+    }
+
+    fn join(&mut self, tab: usize) {
+        let now = self.time();
+        self.tabs[tab].election.join(now);
+        self.settle();
+    }
+
+    fn settle(&mut self) {
+        loop {
+            let mut progress = false;
+            for tab in 0..self.tabs.len() {
+                if self.tabs[tab].context_frozen {
+                    while let Some(output) = self.tabs[tab].election.poll_output() {
+                        self.tabs[tab].parked.push(output);
+                    }
+                    continue;
+                }
+                let parked: Vec<TabOutput> = self.tabs[tab].parked.drain(..).collect();
+                for output in parked {
+                    progress = true;
+                    self.carry_out(tab, output);
+                }
+                while let Some(output) = self.tabs[tab].election.poll_output() {
+                    progress = true;
+                    self.carry_out(tab, output);
+                }
+            }
+            while let Some((to, notice)) = self.notices.pop_front() {
+                if self.tabs[to].listening && !self.tabs[to].context_frozen {
+                    progress = true;
+                    let now = self.time();
+                    self.tabs[to].election.handle_notice(now, notice);
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        self.check_invariants();
+    }
+
+    fn carry_out(&mut self, tab: usize, output: TabOutput) {
+        let now = self.time();
+        match output {
+            TabOutput::Listen => self.tabs[tab].listening = true,
+            TabOutput::StopListening => self.tabs[tab].listening = false,
+            TabOutput::ReadLog(id) => {
+                let newest = self.log.last().cloned();
+                self.tabs[tab].election.handle_read(now, id, Ok(newest));
+            }
+            TabOutput::Append {
+                id, after, record, ..
+            } => {
+                let newest = self.log.last().map_or(0, |e| e.seq);
+                let outcome = if newest == after {
+                    self.log.push(LogEntry {
+                        seq: after + 1,
+                        record,
+                    });
+                    AppendOutcome::Appended
+                } else {
+                    AppendOutcome::Conflict
+                };
+                self.tabs[tab].election.handle_append(now, id, outcome);
+            }
+            TabOutput::RequestLock { id, steal } => {
+                if steal {
+                    if let Some((holder, held)) = self.lock.take() {
+                        self.deliver_lock(holder, held, LockEvent::Lost);
+                    }
+                    self.lock = Some((tab, id));
+                    self.deliver_lock(tab, id, LockEvent::Granted);
+                } else if self.lock.is_none() {
+                    self.lock = Some((tab, id));
+                    self.deliver_lock(tab, id, LockEvent::Granted);
+                } else {
+                    self.queue.push_back((tab, id));
+                }
+            }
+            TabOutput::ReleaseLock => {
+                self.queue.retain(|(t, _)| *t != tab);
+                if self.lock.is_some_and(|(t, _)| t == tab) {
+                    self.lock = None;
+                    if let Some((next, id)) = self.queue.pop_front() {
+                        self.lock = Some((next, id));
+                        self.deliver_lock(next, id, LockEvent::Granted);
+                    }
+                }
+            }
+            TabOutput::Broadcast(entry) => {
+                for to in 0..self.tabs.len() {
+                    if to != tab {
+                        self.notices.push_back((to, Notice::Written(entry.clone())));
+                    }
+                }
+            }
+            TabOutput::Ping => {
+                if !self.tabs[tab].page_frozen {
+                    self.tabs[tab].pong_at = Some(self.now + self.tabs[tab].pong_delay * MS);
+                } else {
+                    // Answered when the page thaws.
+                    self.tabs[tab].pong_at = Some(u64::MAX);
+                }
+            }
+            TabOutput::Event(event) => {
+                match &event {
+                    TabEvent::Active { epoch, .. } => {
+                        assert!(
+                            *epoch > self.highest_epoch,
+                            "epoch {epoch} after {}",
+                            self.highest_epoch
+                        );
+                        self.highest_epoch = *epoch;
+                        self.tabs[tab].active = Some(*epoch);
+                    }
+                    TabEvent::Lost { reason, .. } => {
+                        // Only a frozen or hung holder may be taken over.
+                        let taken =
+                            matches!(reason, TabEndReason::Stolen | TabEndReason::Superseded);
+                        assert!(
+                            !taken || self.tabs[tab].was_frozen,
+                            "a responsive holder was taken over at {}ms",
+                            self.now / MS
+                        );
+                        self.tabs[tab].active = None;
+                    }
+                    _ => {}
+                }
+                self.tabs[tab].events.push(event);
+            }
+        }
+    }
+
+    fn deliver_lock(&mut self, tab: usize, id: IoId, event: LockEvent) {
+        let now = self.time();
+        self.tabs[tab].election.handle_lock(now, id, event);
+    }
+
+    fn check_invariants(&mut self) {
+        let now = self.time();
+        for tab in &mut self.tabs {
+            tab.was_frozen |= tab.page_frozen || tab.context_frozen || tab.pong_delay > 0;
+        }
+        let active: Vec<usize> = (0..self.tabs.len())
+            .filter(|&t| self.tabs[t].election.is_active(now))
+            .collect();
+        assert!(
+            active.len() <= 1,
+            "two active at {}ms: {active:?}",
+            self.now / MS
+        );
+    }
+
+    /// Runs for `ms`, one millisecond at a time.
+    fn run(&mut self, ms: u64) {
+        for _ in 0..ms {
+            self.now += MS;
+            for tab in 0..self.tabs.len() {
+                if self.tabs[tab].context_frozen {
+                    continue;
+                }
+                let now = self.time();
+                if let Some(at) = self.tabs[tab].pong_at {
+                    if at <= self.now && !self.tabs[tab].page_frozen {
+                        self.tabs[tab].pong_at = None;
+                        self.tabs[tab].election.handle_pong(now);
+                    }
+                }
+                let due = self.tabs[tab].election.poll_timeout();
+                if due.is_some_and(|at| at.0 <= self.now) {
+                    self.tabs[tab].election.handle_timeout(now);
+                }
+            }
+            self.settle();
+        }
+    }
+
+    /// Runs until `tab` is active; returns how long it took, in ms.
+    fn run_until_active(&mut self, tab: usize, limit_ms: u64) -> u64 {
+        for elapsed in 0..limit_ms {
+            if self.tabs[tab].active.is_some() {
+                return elapsed;
+            }
+            self.run(1);
+        }
+        panic!("tab {tab} not active within {limit_ms} ms");
+    }
+
+    fn thaw_page(&mut self, tab: usize) {
+        self.tabs[tab].page_frozen = false;
+        if self.tabs[tab].pong_at == Some(u64::MAX) {
+            self.tabs[tab].pong_at = Some(self.now);
+        }
+    }
+}
+
+#[test]
+fn a_lone_tab_becomes_active_and_keeps_renewing() {
+    for web_locks in [true, false] {
+        let mut world = World::new(vec![config("a", web_locks)]);
+        world.join(0);
+        world.run(10);
+        assert_eq!(world.tabs[0].active, Some(1));
+        world.run(30_000);
+        assert_eq!(world.tabs[0].active, Some(1));
+        let renewals = world.tabs[0]
+            .events
+            .iter()
+            .filter(|e| matches!(e, TabEvent::Renewed { .. }))
+            .count();
+        assert!(renewals >= 29, "{renewals} renewals");
+        // Old entries are pruned by the host; here they pile up, all in order.
+        assert!(world.log.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+    }
+}
+
+#[test]
+fn a_leaving_tab_hands_off_at_once() {
+    for web_locks in [true, false] {
+        let mut world = World::new(vec![config("a", web_locks), config("b", web_locks)]);
+        world.join(0);
+        world.run(10);
+        world.join(1);
+        world.run(2_000);
+        assert_eq!(world.tabs[1].active, None);
+        let now = world.time();
+        world.tabs[0].election.leave(now, false);
+        world.settle();
+        assert!(world.tabs[0].events.contains(&TabEvent::Left));
+        assert!(world.tabs[0].events.contains(&TabEvent::Lost {
+            epoch: 1,
+            reason: TabEndReason::Released,
+            logged: true,
+        }));
+        let took = world.run_until_active(1, 10_000);
+        assert!(took < 10, "handoff took {took} ms");
+        assert_eq!(world.tabs[1].active, Some(2));
+    }
+}
+
+#[test]
+fn a_frozen_page_is_taken_over_within_lease_plus_renew_interval() {
+    for web_locks in [true, false] {
+        let mut world = World::new(vec![config("a", web_locks), config("b", web_locks)]);
+        world.join(0);
+        world.run(10);
+        world.join(1);
+        world.run(3_000);
+        world.tabs[0].page_frozen = true;
+        let took = world.run_until_active(1, 20_000);
+        assert!(took <= 6_000, "takeover took {took} ms");
+        assert_eq!(world.tabs[1].active, Some(2));
+        // The old holder's worker found out: expired (its heartbeat stopped) or stolen.
+        let lost = world.tabs[0].events.iter().any(|e| {
+            matches!(e, TabEvent::Lost { epoch: 1, reason, logged: false }
+                if matches!(reason, TabEndReason::Expired | TabEndReason::Stolen))
+        });
+        assert!(lost, "{:?}", world.tabs[0].events);
+        // Thawed, it stays a candidate and does not take the role back.
+        world.thaw_page(0);
+        world.run(10_000);
+        assert_eq!(world.tabs[0].active, None);
+        assert_eq!(world.tabs[1].active, Some(2));
+    }
+}
+
+#[test]
+fn a_frozen_context_holding_the_lock_is_taken_over_and_checks_on_resume() {
+    let mut world = World::new(vec![config("a", true), config("b", true)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(1_500);
+    world.tabs[0].context_frozen = true;
+    world.tabs[0].page_frozen = true;
+    let took = world.run_until_active(1, 20_000);
+    assert!(took <= 6_000, "takeover took {took} ms");
+    // The frozen holder's lock was stolen; on resume its worker learns it at once.
+    world.tabs[0].context_frozen = false;
+    world.thaw_page(0);
+    let now = world.time();
+    world.tabs[0].election.check(now);
+    world.settle();
+    assert_eq!(world.tabs[0].active, None);
+    assert_eq!(world.tabs[1].active, Some(2));
+}
+
+#[test]
+fn a_leaving_notice_opens_the_role_after_the_grace() {
+    let mut world = World::new(vec![config("a", true), config("b", true)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(1_500);
+    // The page went into the back/forward cache with its worker frozen, lock held.
+    world.tabs[0].context_frozen = true;
+    world.tabs[0].page_frozen = true;
+    let holder = world.tabs[0].election.config().instance.clone();
+    world
+        .notices
+        .push_back((1, Notice::Leaving { holder, epoch: 1 }));
+    world.settle();
+    let took = world.run_until_active(1, 10_000);
+    assert!((199..=400).contains(&took), "took {took} ms");
+}
+
+#[test]
+fn a_stale_leaving_notice_is_ignored() {
+    let mut world = World::new(vec![config("a", true), config("b", true)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(1_500);
+    let holder = world.tabs[0].election.config().instance.clone();
+    world
+        .notices
+        .push_back((1, Notice::Leaving { holder, epoch: 0 }));
+    world.settle();
+    world.run(3_000);
+    assert_eq!(world.tabs[1].active, None);
+    assert_eq!(world.tabs[0].active, Some(1));
+}
+
+#[test]
+fn a_takeover_that_loses_the_race_goes_back_to_waiting() {
+    // Without Web Locks: the old holder's page hangs past its lease, then both it and a slow
+    // candidate judge the log expired; the first to append wins, the other's append conflicts.
+    let mut world = World::new(vec![config("a", false), config("b", false)]);
+    world.tabs[1].pong_delay = 2_000;
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(1_500);
+    world.tabs[0].page_frozen = true;
+    world.run(5_500);
+    world.thaw_page(0);
+    world.run(10_000);
+    let holds: Vec<_> = (0..2).filter(|&t| world.tabs[t].active.is_some()).collect();
+    assert_eq!(holds.len(), 1);
+}
+
+#[test]
+fn a_yielding_tab_releases_and_stays_a_candidate() {
+    let mut world = World::new(vec![config("a", true)]);
+    world.join(0);
+    world.run(10);
+    let now = world.time();
+    world.tabs[0].election.yield_role(now);
+    world.settle();
+    assert!(world.tabs[0].events.contains(&TabEvent::Lost {
+        epoch: 1,
+        reason: TabEndReason::Yielded,
+        logged: true,
+    }));
+    let kinds: Vec<_> = world
+        .log
+        .iter()
+        .map(|e| (e.record.kind, e.record.epoch))
+        .collect();
+    assert!(
+        kinds.ends_with(&[(EntryKind::Release, 1), (EntryKind::Grant, 2)]),
+        "{kinds:?}"
+    );
+    world.run(10);
+    assert_eq!(world.tabs[0].active, Some(2));
+}
+
+#[test]
+fn a_release_never_lands_on_another_holders_grant() {
+    let mut world = World::new(vec![config("a", false), config("b", false)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(1_500);
+    world.tabs[0].page_frozen = true;
+    world.tabs[0].context_frozen = true;
+    world.run_until_active(1, 10_000);
+    // The frozen tab wakes, and its page yields before its worker noticed anything.
+    world.tabs[0].context_frozen = false;
+    let now = world.time();
+    world.tabs[0].election.yield_role(now);
+    world.settle();
+    let kinds: Vec<_> = world
+        .log
+        .iter()
+        .map(|e| (e.record.holder.as_str(), e.record.kind))
+        .collect();
+    assert_eq!(kinds.last(), Some(&("b", EntryKind::Grant)), "{kinds:?}");
+    world.thaw_page(0);
+    world.run(5_000);
+    assert_eq!(world.tabs[1].active, Some(2));
+}
+
+#[test]
+fn leaving_immediately_writes_nothing() {
+    let mut world = World::new(vec![config("a", true)]);
+    world.join(0);
+    world.run(10);
+    let entries = world.log.len();
+    let now = world.time();
+    world.tabs[0].election.leave(now, true);
+    let outputs: Vec<_> = std::iter::from_fn(|| world.tabs[0].election.poll_output()).collect();
+    assert_eq!(outputs.first(), Some(&TabOutput::StopListening));
+    assert!(outputs.contains(&TabOutput::ReleaseLock));
+    assert!(outputs.contains(&TabOutput::Event(TabEvent::Left)));
+    assert!(!outputs
+        .iter()
+        .any(|o| matches!(o, TabOutput::Append { .. })));
+    assert_eq!(world.log.len(), entries);
+}
+
+#[test]
+fn storage_failures_are_retried_until_the_margin() {
+    let mut election = TabElection::new(config("a", false));
+    let mut now = Now::from_micros(0, WALL0);
+    election.join(now);
+    let read = match std::iter::from_fn(|| election.poll_output())
+        .find(|o| matches!(o, TabOutput::ReadLog(_)))
+    {
+        Some(TabOutput::ReadLog(id)) => id,
+        other => panic!("{other:?}"),
+    };
+    election.handle_read(now, read, Ok(None));
+    // Without locks an empty log is open: a takeover, gated on the page.
+    assert_eq!(election.poll_output(), Some(TabOutput::Ping));
+    election.handle_pong(now);
+    let Some(TabOutput::Append { id, after: 0, .. }) = election.poll_output() else {
+        panic!("no grant");
+    };
+    election.handle_append(now, id, AppendOutcome::Appended);
+    let drained: Vec<_> = std::iter::from_fn(|| election.poll_output()).collect();
+    assert!(drained
+        .iter()
+        .any(|o| matches!(o, TabOutput::Event(TabEvent::Active { epoch: 1, .. }))));
+    // From now on every heartbeat fails.
+    let mut lost = None;
+    for _ in 0..10_000 {
+        now = Now::from_micros(now.mono.0 + MS, now.wall.0 + MS);
+        if election.poll_timeout().is_some_and(|at| at <= now.mono) {
+            election.handle_timeout(now);
+        }
+        while let Some(output) = election.poll_output() {
+            match output {
+                TabOutput::Ping => election.handle_pong(now),
+                TabOutput::Append { id, .. } => {
+                    election.handle_append(now, id, AppendOutcome::Failed)
+                }
+                TabOutput::Event(TabEvent::Lost {
+                    reason: TabEndReason::Expired,
+                    ..
+                }) => lost = Some(now),
+                _ => {}
+            }
+        }
+        if lost.is_some() {
+            break;
+        }
+    }
+    // Lost when the margin began: 4 s after the grant.
+    assert_eq!(lost.map(|n| n.mono.0 / MS), Some(4_000));
+}
+
+#[test]
+fn the_mirror_back_dates_a_report_by_its_transit() {
+    let mut mirror = TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000)).unwrap();
+    let token = Token::new(3).unwrap();
+    // Sent at origin 10 s; received 2.5 s later with 4 s left as of sending.
+    let sent = Stamp {
+        wall: WallTime(WALL0 + 10_000 * MS),
+        origin: Micros(10_000 * MS),
+    };
+    let now = Now::from_micros(500 * MS, WALL0 + 12_500 * MS);
+    mirror.accept(
+        now,
+        Micros(12_500 * MS),
+        token,
+        Micros::from_ms(4_000),
+        sent,
+    );
+    assert!(mirror.holds(now));
+    assert_eq!(mirror.remaining(now), Micros::from_ms(1_500));
+    assert!(mirror.holds(Now::from_micros(900 * MS, WALL0 + 12_900 * MS)));
+    assert!(!mirror.holds(Now::from_micros(1_000 * MS, WALL0 + 13_000 * MS)));
+    // A report with nothing left after its transit is no hold.
+    let mut late = TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000)).unwrap();
+    late.accept(
+        now,
+        Micros(12_500 * MS),
+        token,
+        Micros::from_ms(2_000),
+        sent,
+    );
+    assert!(!late.holds(now));
+    late.clear();
+    assert_eq!(late.safe_until(), None);
+}
+
+#[test]
+fn a_candidate_waits_the_lease_the_holder_asked_for() {
+    let holder = TabConfig::new(
+        "a".into(),
+        Micros::from_ms(10_000),
+        Micros::from_ms(1_000),
+        Micros::from_ms(6_000),
+        false,
+        true,
+        1,
+    )
+    .unwrap();
+    let mut world = World::new(vec![holder, config("b", false)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.run(20_000);
+    assert_eq!(world.tabs[0].active, Some(1));
+    assert_eq!(world.tabs[1].active, None);
+}
+
+#[test]
+fn configs_are_checked() {
+    let make = |lease, margin, renew| {
+        TabConfig::new(
+            "a".into(),
+            Micros::from_ms(lease),
+            Micros::from_ms(margin),
+            Micros::from_ms(renew),
+            true,
+            false,
+            0,
+        )
+    };
+    assert_eq!(make(5_000, 0, 1_000).unwrap_err().field, "marginMs");
+    assert_eq!(make(1_000, 1_000, 100).unwrap_err().field, "leaseMs");
+    assert_eq!(
+        make(5_000, 1_000, 4_000).unwrap_err().field,
+        "renewIntervalMs"
+    );
+    assert!(make(5_000, 1_000, 1_000).is_ok());
+}
+
+#[cfg(feature = "mutations")]
+mod mutations {
+    use super::*;
+
+    fn mutated(instance: &str, web_locks: bool, mutation: TabMutation) -> TabConfig {
+        TabConfig {
+            mutation: Some(mutation),
+            ..config(instance, web_locks)
+        }
+    }
+
+    fn panics(scenario: impl FnOnce() + std::panic::UnwindSafe) -> bool {
+        std::panic::catch_unwind(scenario).is_err()
+    }
+
+    #[test]
+    fn a_stale_leaving_notice_breaks_the_leaving_mutation() {
+        assert!(panics(|| {
+            let mut world = World::new(vec![
+                config("a", true),
+                mutated("b", true, TabMutation::LeavingIgnoresEpoch),
+            ]);
+            world.join(0);
+            world.run(10);
+            world.join(1);
+            world.run(1_500);
+            let holder = world.tabs[0].election.config().instance.clone();
+            world
+                .notices
+                .push_back((1, Notice::Leaving { holder, epoch: 0 }));
+            world.settle();
+            world.run(3_000);
+        }));
+    }
+
+    #[test]
+    fn a_lost_race_breaks_the_blind_takeover() {
+        assert!(panics(|| {
+            let mut world = World::new(vec![
+                config("a", false),
+                mutated("b", false, TabMutation::BlindTakeover),
+            ]);
+            world.tabs[1].pong_delay = 2_000;
+            world.join(0);
+            world.run(10);
+            world.join(1);
+            world.run(1_500);
+            world.tabs[0].page_frozen = true;
+            world.run(5_500);
+            world.thaw_page(0);
+            world.run(10_000);
+        }));
+    }
+
+    #[test]
+    fn a_takeover_breaks_the_epoch_mutation() {
+        assert!(panics(|| {
+            let mut world = World::new(vec![
+                config("a", true),
+                mutated("b", true, TabMutation::EpochNotIncreased),
+            ]);
+            world.join(0);
+            world.run(10);
+            world.join(1);
+            world.run(1_500);
+            world.tabs[0].page_frozen = true;
+            world.tabs[0].context_frozen = true;
+            world.run(10_000);
+        }));
+    }
+
+    #[test]
+    fn a_frozen_page_keeps_the_role_with_ungated_heartbeats() {
+        let mut world = World::new(vec![
+            mutated("a", true, TabMutation::UngatedHeartbeat),
+            config("b", true),
+        ]);
+        world.join(0);
+        world.run(10);
+        world.join(1);
+        world.run(1_500);
+        world.tabs[0].page_frozen = true;
+        world.run(10_000);
+        // Caught by the takeover bound: nobody took over the frozen page.
+        assert_eq!(world.tabs[1].active, None);
+    }
+
+    #[test]
+    fn each_observed_mutation_takes_over_a_live_holder() {
+        for mutation in ObservedMutation::ALL {
+            assert!(
+                panics(move || {
+                    // The holder asks for a longer lease than the candidate's own, and renews
+                    // every 6 s: never expired.
+                    let holder = TabConfig::new(
+                        "a".into(),
+                        Micros::from_ms(10_000),
+                        Micros::from_ms(1_000),
+                        Micros::from_ms(6_000),
+                        false,
+                        true,
+                        1,
+                    )
+                    .unwrap();
+                    let candidate = TabConfig {
+                        observed_mutation: Some(mutation),
+                        ..config("b", false)
+                    };
+                    let mut world = World::new(vec![holder, candidate]);
+                    world.join(0);
+                    world.run(10);
+                    world.join(1);
+                    world.run(20_000);
+                }),
+                "{mutation:?} went unnoticed"
+            );
+        }
+    }
+
+    #[test]
+    fn a_late_report_extends_the_mirror_without_back_dating() {
+        let mut mirror = TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000))
+            .unwrap()
+            .with_mutation(Some(TabMutation::NoTransitBackdating));
+        let sent = Stamp {
+            wall: WallTime(WALL0),
+            origin: Micros(0),
+        };
+        let now = Now::from_micros(0, WALL0 + 3_500 * MS);
+        mirror.accept(
+            now,
+            Micros(3_500 * MS),
+            Token::new(1).unwrap(),
+            Micros::from_ms(4_000),
+            sent,
+        );
+        // 3.5 s after sending, only 0.5 s was left: the page must not believe it.
+        assert!(mirror.holds(now));
+    }
+}

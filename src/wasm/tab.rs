@@ -1,0 +1,432 @@
+//! The tab election's binding: `TabElectionCore` drives a core [`TabElection`], `TabMirrorCore`
+//! a [`TabMirror`], `ObserverCore` an [`Observer`]. JavaScript (`pkg/tab-engine.js`,
+//! `pkg/tab-lease.js`, `pkg/kubernetes-lease-grantor.js`) reads the clocks, passes them in with
+//! every call, and carries out what the core asks: IndexedDB, Web Locks, BroadcastChannel,
+//! timers. Nothing here calls JavaScript back, so no borrow can be re-entered.
+
+use js_sys::{JsString, Object};
+use wasm_bindgen::prelude::*;
+
+use super::error::{config_error, get, lease_error, set};
+use crate::core::{
+    checked_ms, AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice,
+    Now, Observer, Stamp, TabConfig, TabElection, TabEvent, TabMirror, TabOutput, WallTime,
+};
+use crate::protocol::Token;
+
+/// A reading pair from JavaScript for the election; one that is not a clock reading counts as
+/// far in the future on the wall clock, which ends this candidate's hold: failing safe. (The
+/// observer's inputs ignore such readings instead, since there a late reading would judge
+/// others expired.)
+fn holder_now(mono_ms: f64, wall_ms: f64) -> Now {
+    Now::from_ms(mono_ms, wall_ms).unwrap_or(Now::from_micros(0, u64::MAX / 2))
+}
+
+fn number(value: &JsValue) -> Option<f64> {
+    value.as_f64().filter(|n| n.is_finite() && *n >= 0.0)
+}
+
+/// An epoch or slot from storage: a non-negative safe integer, else zero (nothing to build on).
+fn count(value: &JsValue) -> u64 {
+    match number(value) {
+        Some(n) if n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => n as u64,
+        _ => 0,
+    }
+}
+
+/// A log entry as stored (`{seq, holder, epoch, kind, leaseMs, locks}`), read as leniently as
+/// the log was always read: a missing field is empty, an unreadable lease is the reader's own.
+fn entry_from(value: &JsValue) -> Option<LogEntry> {
+    if value.is_null() || value.is_undefined() {
+        return None;
+    }
+    let holder = get(value, "holder").as_string().unwrap_or_default();
+    let kind = get(value, "kind")
+        .as_string()
+        .and_then(|k| EntryKind::parse(&k))
+        .unwrap_or(EntryKind::Beat);
+    let lease = number(&get(value, "leaseMs")).map(Micros::from_ms_f64);
+    Some(LogEntry {
+        seq: count(&get(value, "seq")),
+        record: LogRecord {
+            holder,
+            epoch: count(&get(value, "epoch")),
+            kind,
+            lease,
+            locks: get(value, "locks").as_bool().unwrap_or(false),
+        },
+    })
+}
+
+fn record_object(record: &LogRecord, seq: Option<u64>) -> Object {
+    let object = Object::new();
+    if let Some(seq) = seq {
+        set(&object, "seq", &JsValue::from_f64(seq as f64));
+    }
+    set(&object, "holder", &JsValue::from_str(&record.holder));
+    set(&object, "epoch", &JsValue::from_f64(record.epoch as f64));
+    set(&object, "kind", &JsValue::from_str(record.kind.as_str()));
+    if let Some(lease) = record.lease {
+        set(&object, "leaseMs", &JsValue::from_f64(lease.as_ms_f64()));
+    }
+    set(&object, "locks", &JsValue::from_bool(record.locks));
+    object
+}
+
+fn typed(kind: &str) -> Object {
+    let object = Object::new();
+    set(&object, "type", &JsValue::from_str(kind));
+    object
+}
+
+fn with_id(kind: &str, id: IoId) -> Object {
+    let object = typed(kind);
+    set(&object, "id", &JsValue::from_f64(id.0 as f64));
+    object
+}
+
+fn output_object(output: TabOutput) -> Object {
+    match output {
+        TabOutput::Listen => typed("listen"),
+        TabOutput::StopListening => typed("unlisten"),
+        TabOutput::ReadLog(id) => with_id("read", id),
+        TabOutput::Append {
+            id,
+            after,
+            record,
+            prune,
+        } => {
+            let object = with_id("append", id);
+            set(&object, "after", &JsValue::from_f64(after as f64));
+            set(&object, "record", &record_object(&record, None));
+            set(&object, "prune", &JsValue::from_bool(prune));
+            object
+        }
+        TabOutput::RequestLock { id, steal } => {
+            let object = with_id("lock", id);
+            set(&object, "steal", &JsValue::from_bool(steal));
+            object
+        }
+        TabOutput::ReleaseLock => typed("unlock"),
+        TabOutput::Broadcast(entry) => {
+            let object = typed("broadcast");
+            set(
+                &object,
+                "entry",
+                &record_object(&entry.record, Some(entry.seq)),
+            );
+            object
+        }
+        TabOutput::Ping => typed("ping"),
+        TabOutput::Event(event) => match event {
+            TabEvent::Active { epoch, remaining } | TabEvent::Renewed { epoch, remaining } => {
+                let active = matches!(event, TabEvent::Active { .. });
+                let object = typed(if active { "active" } else { "renewed" });
+                set(&object, "epoch", &JsValue::from_f64(epoch as f64));
+                set(
+                    &object,
+                    "remainingMs",
+                    &JsValue::from_f64(remaining.as_ms_f64()),
+                );
+                object
+            }
+            TabEvent::Lost {
+                epoch,
+                reason,
+                logged,
+            } => {
+                let object = typed("lost");
+                set(&object, "epoch", &JsValue::from_f64(epoch as f64));
+                set(&object, "reason", &JsValue::from_str(reason.as_str()));
+                set(&object, "logged", &JsValue::from_bool(logged));
+                object
+            }
+            TabEvent::Left => typed("left"),
+            TabEvent::Closed => typed("closed"),
+        },
+    }
+}
+
+fn required_ms(config: &JsValue, key: &'static str) -> Result<Micros, JsValue> {
+    let value = get(config, key).as_f64().unwrap_or(f64::NAN);
+    checked_ms(key, value).map_err(|e| config_error(&e))
+}
+
+/// Drives one candidate's [`TabElection`]. `pkg/tab-engine.js` carries out its outputs.
+#[wasm_bindgen]
+pub struct TabElectionCore {
+    core: TabElection,
+}
+
+#[wasm_bindgen]
+impl TabElectionCore {
+    /// `config`: `{instance, leaseMs, marginMs, renewIntervalMs, webLocks, gated, seed}`.
+    #[wasm_bindgen(skip_jsdoc, constructor)]
+    pub fn new(config: &JsValue) -> Result<TabElectionCore, JsValue> {
+        let instance = get(config, "instance")
+            .dyn_into::<JsString>()
+            .ok()
+            .map(String::from)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| lease_error("ERR_LEASE_CONFIG", "instance must be a string", None))?;
+        let seed = number(&get(config, "seed")).unwrap_or(0.0) as u64;
+        let config = TabConfig::new(
+            instance,
+            required_ms(config, "leaseMs")?,
+            required_ms(config, "marginMs")?,
+            required_ms(config, "renewIntervalMs")?,
+            get(config, "webLocks").as_bool().unwrap_or(false),
+            get(config, "gated").as_bool().unwrap_or(false),
+            seed,
+        )
+        .map_err(|e| config_error(&e))?;
+        Ok(TabElectionCore {
+            core: TabElection::new(config),
+        })
+    }
+
+    /// Becomes a candidate.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn join(&mut self, mono_ms: f64, wall_ms: f64) {
+        self.core.join(holder_now(mono_ms, wall_ms));
+    }
+
+    /// Withdraws; with `immediately`, writes nothing (the page is leaving).
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn leave(&mut self, mono_ms: f64, wall_ms: f64, immediately: bool) {
+        self.core.leave(holder_now(mono_ms, wall_ms), immediately);
+    }
+
+    /// Steps down and stays a candidate (the page stopped believing).
+    #[wasm_bindgen(skip_jsdoc, js_name = yieldRole)]
+    pub fn yield_role(&mut self, mono_ms: f64, wall_ms: f64) {
+        self.core.yield_role(holder_now(mono_ms, wall_ms));
+    }
+
+    /// Re-validates after a freeze, sleep or the back/forward cache.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn check(&mut self, mono_ms: f64, wall_ms: f64) {
+        self.core.check(holder_now(mono_ms, wall_ms));
+    }
+
+    /// Leaves and closes for good.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn close(&mut self, mono_ms: f64, wall_ms: f64) {
+        self.core.close(holder_now(mono_ms, wall_ms));
+    }
+
+    /// The page answered the last ping.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn pong(&mut self, mono_ms: f64, wall_ms: f64) {
+        self.core.handle_pong(holder_now(mono_ms, wall_ms));
+    }
+
+    /// A message from another candidate: `{type: "leaving", holder, epoch}` or a written entry.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn notice(&mut self, mono_ms: f64, wall_ms: f64, message: &JsValue) {
+        let now = holder_now(mono_ms, wall_ms);
+        let notice = if get(message, "type").as_string().as_deref() == Some("leaving") {
+            let Some(holder) = get(message, "holder").as_string() else {
+                return;
+            };
+            Notice::Leaving {
+                holder,
+                epoch: count(&get(message, "epoch")),
+            }
+        } else {
+            match entry_from(message) {
+                Some(entry) if entry.seq > 0 => Notice::Written(entry),
+                _ => return,
+            }
+        };
+        self.core.handle_notice(now, notice);
+    }
+
+    /// Read `id` found `entry` (null: the log is empty).
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn read(&mut self, mono_ms: f64, wall_ms: f64, id: f64, entry: &JsValue) {
+        let entry = entry_from(entry);
+        self.core
+            .handle_read(holder_now(mono_ms, wall_ms), IoId(id as u64), Ok(entry));
+    }
+
+    /// Read `id` failed.
+    #[wasm_bindgen(skip_jsdoc, js_name = readFailed)]
+    pub fn read_failed(&mut self, mono_ms: f64, wall_ms: f64, id: f64) {
+        self.core
+            .handle_read(holder_now(mono_ms, wall_ms), IoId(id as u64), Err(()));
+    }
+
+    /// Append `id` ended: `"appended"`, `"conflict"` or anything else for a storage failure.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn appended(&mut self, mono_ms: f64, wall_ms: f64, id: f64, outcome: &str) {
+        let outcome = match outcome {
+            "appended" => AppendOutcome::Appended,
+            "conflict" => AppendOutcome::Conflict,
+            _ => AppendOutcome::Failed,
+        };
+        self.core
+            .handle_append(holder_now(mono_ms, wall_ms), IoId(id as u64), outcome);
+    }
+
+    /// Lock request `id` was granted (`true`) or ended without the lock or was stolen.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn lock(&mut self, mono_ms: f64, wall_ms: f64, id: f64, granted: bool) {
+        let event = if granted {
+            LockEvent::Granted
+        } else {
+            LockEvent::Lost
+        };
+        self.core
+            .handle_lock(holder_now(mono_ms, wall_ms), IoId(id as u64), event);
+    }
+
+    /// The timer fired (or the host may have slept).
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn timeout(&mut self, mono_ms: f64, wall_ms: f64) {
+        self.core.handle_timeout(holder_now(mono_ms, wall_ms));
+    }
+
+    /// The next output (`{type, ...}`), or `undefined` when drained.
+    #[wasm_bindgen(skip_jsdoc, js_name = pollOutput)]
+    pub fn poll_output(&mut self) -> Option<Object> {
+        self.core.poll_output().map(output_object)
+    }
+
+    /// When to call `timeout` next, as a `performance.now()` reading, or `undefined`.
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = timeoutAt)]
+    pub fn timeout_at(&self) -> Option<f64> {
+        self.core.poll_timeout().map(|at| at.0 as f64 / 1000.0)
+    }
+
+    /// Milliseconds left of the held heartbeat lease (0 when not active).
+    #[wasm_bindgen(skip_jsdoc, js_name = remainingMs)]
+    pub fn remaining_ms(&mut self, mono_ms: f64, wall_ms: f64) -> f64 {
+        self.core
+            .remaining(holder_now(mono_ms, wall_ms))
+            .as_ms_f64()
+    }
+}
+
+/// The page's mirror of a hold reported by the heartbeat worker.
+#[wasm_bindgen]
+pub struct TabMirrorCore {
+    core: TabMirror,
+}
+
+#[wasm_bindgen]
+impl TabMirrorCore {
+    /// A mirror of a lease of `durationMs`, believed while more than `marginMs` is left.
+    #[wasm_bindgen(skip_jsdoc, constructor)]
+    pub fn new(duration_ms: f64, margin_ms: f64) -> Result<TabMirrorCore, JsValue> {
+        let duration = checked_ms("durationMs", duration_ms).map_err(|e| config_error(&e))?;
+        let margin = checked_ms("safetyMarginMs", margin_ms).map_err(|e| config_error(&e))?;
+        let core = TabMirror::new(duration, margin).map_err(|e| config_error(&e))?;
+        Ok(TabMirrorCore { core })
+    }
+
+    /// A report: hold `token` had `remainingMs` left when stamped (`sentWallMs`,
+    /// `sentOriginMs`); received at (`monoMs`, `wallMs`), `originMs` on the shared time line.
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn accept(
+        &mut self,
+        mono_ms: f64,
+        wall_ms: f64,
+        origin_ms: f64,
+        token: f64,
+        remaining_ms: f64,
+        sent_wall_ms: f64,
+        sent_origin_ms: f64,
+    ) {
+        let (Ok(now), Ok(token)) = (Now::from_ms(mono_ms, wall_ms), Token::from_f64(token)) else {
+            return;
+        };
+        let (Some(origin), Some(remaining), Some(sent_wall), Some(sent_origin)) = (
+            number(&JsValue::from_f64(origin_ms)),
+            number(&JsValue::from_f64(remaining_ms)),
+            number(&JsValue::from_f64(sent_wall_ms)),
+            number(&JsValue::from_f64(sent_origin_ms)),
+        ) else {
+            return;
+        };
+        let sent = Stamp {
+            wall: WallTime(Micros::from_ms_f64(sent_wall).0),
+            origin: Micros::from_ms_f64(sent_origin),
+        };
+        self.core.accept(
+            now,
+            Micros::from_ms_f64(origin),
+            token,
+            Micros::from_ms_f64(remaining),
+            sent,
+        );
+    }
+
+    /// Whether the hold stands at these readings; when not, the page yields.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn holds(&mut self, mono_ms: f64, wall_ms: f64) -> bool {
+        match Now::from_ms(mono_ms, wall_ms) {
+            Ok(now) => self.core.holds(now),
+            Err(_) => false,
+        }
+    }
+
+    /// When the hold stops standing if the monotonic clock runs true (`performance.now()`), or
+    /// `undefined` without a hold.
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = safeUntil)]
+    pub fn safe_until(&self) -> Option<f64> {
+        self.core.safe_until().map(|at| at.0 as f64 / 1000.0)
+    }
+
+    /// Forgets the hold.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn clear(&mut self) {
+        self.core.clear();
+    }
+}
+
+/// Observed expiry of one record another party rewrites (see `core::observed`).
+#[wasm_bindgen]
+pub struct ObserverCore {
+    core: Observer<String>,
+}
+
+#[wasm_bindgen]
+impl ObserverCore {
+    /// An observer that waits `defaultDurationMs` for records that carry no duration.
+    #[wasm_bindgen(skip_jsdoc, constructor)]
+    pub fn new(default_duration_ms: f64) -> Result<ObserverCore, JsValue> {
+        let duration =
+            checked_ms("durationMs", default_duration_ms).map_err(|e| config_error(&e))?;
+        Ok(ObserverCore {
+            core: Observer::new(duration),
+        })
+    }
+
+    /// The record reads `version` with `durationMs` (not a number from 0: the default).
+    /// Returns whether the version is new. Readings that are not clock readings are ignored:
+    /// a sighting at an unknown time would start the wait at an unknown point.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(
+        &mut self,
+        mono_ms: f64,
+        wall_ms: f64,
+        version: String,
+        duration_ms: f64,
+    ) -> bool {
+        let Ok(now) = Now::from_ms(mono_ms, wall_ms) else {
+            return false;
+        };
+        let duration = number(&JsValue::from_f64(duration_ms)).map(Micros::from_ms_f64);
+        self.core.observe(now, version, duration)
+    }
+
+    /// Milliseconds the version seen has left by our clocks (0: expired); `undefined` before any
+    /// sighting, or at readings that are not clock readings (never judged expired on those).
+    #[wasm_bindgen(skip_jsdoc, js_name = remainingMs)]
+    pub fn remaining_ms(&mut self, mono_ms: f64, wall_ms: f64) -> Option<f64> {
+        let now = Now::from_ms(mono_ms, wall_ms).ok()?;
+        self.core.remaining(now).map(Micros::as_ms_f64)
+    }
+}
