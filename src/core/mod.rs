@@ -22,6 +22,7 @@ mod holder;
 mod lease;
 mod rng;
 mod time;
+mod wake;
 #[cfg(test)]
 mod window_tests;
 
@@ -33,6 +34,7 @@ pub use holder::{
 pub use lease::{Grant, Lease, SafeWindow};
 pub use rng::Jitter;
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
+pub use wake::{WakeDetector, WakeMutation, WAKE_CHECK_INTERVAL};
 
 /// Deliberately broken behaviours of the core. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.

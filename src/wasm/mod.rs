@@ -10,10 +10,12 @@ mod holder;
 mod js;
 mod lease;
 mod reply;
+mod wake;
 mod window;
 
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
+pub use wake::WakeCore;
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
 // does. Not with threads: it assumes one.
