@@ -4,6 +4,7 @@
 
 import { LeaseError } from "./errors.js";
 import { parseReplyJson } from "./strict-json.js";
+import { codeKind, statusKind } from "./protocol.js";
 
 /** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
@@ -204,18 +205,7 @@ function timing(config, field, fallback) {
 
 /** The `kind` a batch element's error stands for, by its code, as the status would say it alone. */
 function elementErrorKind(code) {
-  switch (code) {
-    case "rate_limited":
-      return "rate_limited";
-    case "request_timeout":
-      return "timed_out";
-    case "internal":
-    case "storage_unavailable":
-    case "not_implemented":
-      return "server_error";
-    default:
-      return "bad_request";
-  }
+  return codeKind(code);
 }
 
 /**
@@ -710,10 +700,17 @@ export class HttpGrantor {
       grantorCode = undefined;
     }
     const extra = { status, grantorCode, retryAfterMs: retryAfterMs(response.headers.get("retry-after")) };
-    if (status === 429) throw grantorError("rate_limited", `${path}: rate limited`, extra);
-    // The grantor gave up waiting for the request (it came too slowly): nothing was done.
-    if (status === 408) throw grantorError("timed_out", `${path}: request timed out at the grantor`, extra);
-    if (status >= 500) throw grantorError("server_error", `${path}: grantor error ${status}`, extra);
-    throw grantorError("bad_request", `${path}: ${status} ${grantorCode ?? "refused"}`, extra);
+    const kind = statusKind(status);
+    switch (kind) {
+      case "rate_limited":
+        throw grantorError(kind, `${path}: rate limited`, extra);
+      // The grantor gave up waiting for the request (it came too slowly): nothing was done.
+      case "timed_out":
+        throw grantorError(kind, `${path}: request timed out at the grantor`, extra);
+      case "server_error":
+        throw grantorError(kind, `${path}: grantor error ${status}`, extra);
+      default:
+        throw grantorError(kind, `${path}: ${status} ${grantorCode ?? "refused"}`, extra);
+    }
   }
 }
