@@ -9,7 +9,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -80,6 +80,7 @@ function countTimers() {
 
 describe("a wake in Node", () => {
   it("a stopped process whose wall clock jumped delivers its loss within the bound", async () => {
+    assert.ok(existsSync(LIBFAKETIME), `${LIBFAKETIME} is missing: scripts/setup installs libfaketime`);
     const dir = mkdtempSync(join(tmpdir(), "tenure-wake-"));
     const offsetFile = join(dir, "offset");
     writeFileSync(offsetFile, "+0\n");
