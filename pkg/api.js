@@ -4,7 +4,7 @@
 // numbers, and none while the core's published safe window covers the reading), turns core events into promises, AbortSignals and callbacks, and re-checks deadlines
 // when the page or process may have slept. The decisions are all made in the core.
 
-import { HolderCore, LeaseCore } from "./glue/tenure.js";
+import { HolderCore, LeaseCore, WakeCore } from "./glue/tenure.js";
 import { LeaseError, LeaseExpiredError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 
@@ -186,6 +186,55 @@ function listenForWakeUps() {
       // workerd refuses capturing listeners; its global never receives these page events.
     }
   }
+}
+
+// Node has no wake event, and a holder's timers run on the monotonic clock, which stops while the
+// OS sleeps. So while any lease is held, one timer for the whole realm reads the clocks every
+// 250 ms (or a quarter of the smallest held margin) and the core's wake detector says whether the
+// host slept or its wall clock jumped since the last tick; if so every holder holding a lease
+// re-checks its deadlines at once. One reading per tick, however many leases are held.
+const holding = new Set();
+let wakeCore = null;
+let wakeTimer = null;
+let wakeDueMs = Infinity;
+
+function holdStarted(holder, marginMs) {
+  wakeCore ??= construct(() => new WakeCore());
+  holding.add(holder);
+  wakeCore.holdStarted(perf.now(), Date.now(), marginMs);
+  armWakeTimer();
+}
+
+function holdEnded(holder, marginMs) {
+  if (!holding.delete(holder)) return;
+  wakeCore.holdEnded(marginMs);
+  if (holding.size === 0) {
+    clearTimeout(wakeTimer);
+    wakeTimer = null;
+    wakeDueMs = Infinity;
+  }
+}
+
+// Arms the timer for the detector's next tick, unless one already fires no later (one that fires
+// early only ticks early, which is harmless).
+function armWakeTimer() {
+  const monoMs = perf.now();
+  const delayMs = wakeCore.delayMs(monoMs);
+  if (delayMs === undefined || (wakeTimer !== null && wakeDueMs <= monoMs + delayMs)) return;
+  clearTimeout(wakeTimer);
+  wakeDueMs = monoMs + delayMs;
+  wakeTimer = setTimeout(onWakeTick, Math.ceil(delayMs));
+  // The holders' own timers keep a Node process alive while a lease is held; this one need not.
+  wakeTimer.unref?.();
+}
+
+function onWakeTick() {
+  wakeTimer = null;
+  wakeDueMs = Infinity;
+  if (wakeCore.tick(perf.now(), Date.now())) {
+    for (const holder of [...holding]) holder[VIEW](true);
+  }
+  armWakeTimer();
 }
 
 function rethrowLater(error) {
@@ -448,6 +497,7 @@ export class LeaseHolder {
         this.#scheduleNextRenewal();
         this.#surrendered = false;
         this.#hold = new AbortController();
+        holdStarted(this, this.#core.marginMs);
         this.#pending?.settle({ acquired: true, token: detail.token });
         break;
       case "renewed":
@@ -480,6 +530,7 @@ export class LeaseHolder {
       }
       case "lost":
         awake.delete(this);
+        holdEnded(this, this.#core.marginMs);
         this.#counts.losses += 1;
         countInto(this.#lossReasons, detail.reason);
         this.#renewDueAt = null;
@@ -496,6 +547,7 @@ export class LeaseHolder {
         break;
       case "released":
         awake.delete(this);
+        holdEnded(this, this.#core.marginMs);
         this.#counts.releases += 1;
         this.#renewDueAt = null;
         this.#remainingAtReply = null;

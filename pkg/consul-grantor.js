@@ -8,7 +8,6 @@
 
 import { LeaseError } from "./errors.js";
 import {
-  MAX_DURATION_MS,
   RecentCalls,
   RestEndpoint,
   attemptKey,
@@ -22,6 +21,7 @@ import {
   parseJson,
   statusFailure,
 } from "./fetch-json.js";
+import { limit } from "./protocol.js";
 
 const perf = globalThis.performance;
 
@@ -170,8 +170,9 @@ export class ConsulGrantor {
 
   /** The KV key that locks `resource`. */
   keyOf(resource) {
-    if (typeof resource !== "string" || resource === "" || resource.length > 256) {
-      throw badArgument("bad_resource", "resource must be a string of 1 to 256 characters");
+    const max = limit().maxResourceLength;
+    if (typeof resource !== "string" || resource === "" || resource.length > max) {
+      throw badArgument("bad_resource", `resource must be a string of 1 to ${max} characters`);
     }
     const problem = checkKeyPath(resource, "resource");
     if (problem !== undefined) throw badArgument("bad_resource", problem);
@@ -372,8 +373,9 @@ export class ConsulGrantor {
     const renewed = Array.isArray(sessions) ? sessions.find((s) => s?.ID === session) : undefined;
     if (renewed === undefined) throw malformed(what, "the reply does not list the session", reply.status);
     const ttlMs = parseGoDurationMs(renewed.TTL);
-    if (ttlMs === undefined || ttlMs < 1 || ttlMs > MAX_DURATION_MS) {
-      throw malformed(what, `TTL must be a duration from 1 ms to ${MAX_DURATION_MS} ms`, reply.status);
+    const { maxDurationMs } = limit();
+    if (ttlMs === undefined || ttlMs < 1 || ttlMs > maxDurationMs) {
+      throw malformed(what, `TTL must be a duration from 1 ms to ${maxDurationMs} ms`, reply.status);
     }
     return ttlMs;
   }

@@ -11,6 +11,7 @@
 
 import { LeaseError } from "./errors.js";
 import { RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
+import { issuedToken } from "./protocol.js";
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -125,7 +126,7 @@ function checkName(field, value) {
 }
 
 function checkToken(token) {
-  if (!(Number.isSafeInteger(token) && token > 0)) {
+  if (!issuedToken(token)) {
     throw grantorError("bad_request", "token must be an integer in 1..2^53-1");
   }
 }

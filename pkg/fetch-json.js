@@ -10,6 +10,7 @@ import { parseReplyJson } from "./strict-json.js";
 import { checkedBaseUrl, grantorError, readLimited, retryAfterMs } from "./http-grantor.js";
 import { RecentCallsCore } from "./glue/tenure.js";
 import { coreModule } from "./core.js";
+import { issuedToken, limit, requestDuration, statusKind, validName } from "./protocol.js";
 
 export { grantorError };
 
@@ -17,9 +18,6 @@ const perf = globalThis.performance;
 
 /** Replies larger than this are hostile or broken: the adapters' replies are a few hundred bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
-
-/** The longest duration a holder may ask for: the longest delay a JavaScript timer can wait. */
-export const MAX_DURATION_MS = 2 ** 31 - 1;
 
 function configError(field, message) {
   return new LeaseError("ERR_LEASE_CONFIG", message, { field });
@@ -30,37 +28,36 @@ export function badArgument(grantorCode, message) {
   return grantorError("bad_request", message, { grantorCode });
 }
 
-/** Printable ASCII, as the tenure protocol requires of holders and request ids. */
-const PRINTABLE = /^[\x20-\x7e]+$/;
-
-/** `holder`: a non-empty printable ASCII string of at most 256 characters. */
+/** `holder`: a non-empty printable ASCII string within the protocol's length. */
 export function checkHolder(holder) {
-  if (typeof holder !== "string" || holder.length > 256 || !PRINTABLE.test(holder)) {
-    throw badArgument("bad_holder", "holder must be 1 to 256 printable ASCII characters");
+  const max = limit().maxHolderLength;
+  if (!validName(holder, max)) {
+    throw badArgument("bad_holder", `holder must be 1 to ${max} printable ASCII characters`);
   }
   return holder;
 }
 
-/** `requestId`: absent, or a non-empty printable ASCII string of at most 128 characters. */
+/** `requestId`: absent, or a non-empty printable ASCII string within the protocol's length. */
 export function checkRequestId(requestId) {
   if (requestId === undefined) return undefined;
-  if (typeof requestId !== "string" || requestId.length > 128 || !PRINTABLE.test(requestId)) {
-    throw badArgument("bad_request_id", "requestId must be 1 to 128 printable ASCII characters");
+  const max = limit().maxRequestIdLength;
+  if (!validName(requestId, max)) {
+    throw badArgument("bad_request_id", `requestId must be 1 to ${max} printable ASCII characters`);
   }
   return requestId;
 }
 
-/** `durationMs`: an integer from 1 to 2^31 - 1. */
+/** `durationMs`: an integer from 1 to the protocol's longest duration (2^31 - 1). */
 export function checkDurationMs(durationMs) {
-  if (!Number.isSafeInteger(durationMs) || durationMs < 1 || durationMs > MAX_DURATION_MS) {
-    throw badArgument("bad_duration", `durationMs must be an integer from 1 to ${MAX_DURATION_MS}`);
+  if (!requestDuration(durationMs)) {
+    throw badArgument("bad_duration", `durationMs must be an integer from 1 to ${limit().maxDurationMs}`);
   }
   return durationMs;
 }
 
-/** `token`: a positive safe integer. */
+/** `token`: one a grantor can have issued, an integer from 1 to 2^53 - 1. */
 export function checkToken(token) {
-  if (!Number.isSafeInteger(token) || token < 1) {
+  if (!issuedToken(token)) {
     throw badArgument("bad_token", "token must be a positive safe integer");
   }
   return token;
@@ -180,19 +177,25 @@ export function parseJson(what, text, status) {
 }
 
 /**
- * The failure a non-2xx reply stands for: `rate_limited` (429, with `Retry-After`),
- * `server_error` (5xx), else `bad_request` (a refused request, a redirect, failed
- * authentication), unless the adapter knows better and passes `kind`. `grantorCode` and
- * `message` are what the reply body said, if anything.
+ * The failure a non-2xx reply stands for, as the core maps statuses: `rate_limited` (429, with
+ * `Retry-After`), `timed_out` (408), `server_error` (5xx), else `bad_request` (a refused request,
+ * a redirect, failed authentication), unless the adapter knows better and passes `kind`.
+ * `grantorCode` and `message` are what the reply body said, if anything.
  */
 export function statusFailure(what, { status, headers }, { grantorCode, message, kind } = {}) {
   const extra = { status, grantorCode, retryAfterMs: retryAfterMs(headers.get("retry-after")) };
   // The body is the server's (or a middlebox's) text: keep enough to diagnose, not a whole page.
   const detail = typeof message === "string" ? `: ${message.slice(0, 200)}` : "";
   if (kind !== undefined) return grantorError(kind, `${what}: ${status}${detail}`, extra);
-  if (status === 429) return grantorError("rate_limited", `${what}: rate limited${detail}`, extra);
-  if (status >= 500) return grantorError("server_error", `${what}: error ${status}${detail}`, extra);
-  return grantorError("bad_request", `${what}: ${status}${detail || " refused"}`, extra);
+  const failure = statusKind(status);
+  switch (failure) {
+    case "rate_limited":
+      return grantorError(failure, `${what}: rate limited${detail}`, extra);
+    case "server_error":
+      return grantorError(failure, `${what}: error ${status}${detail}`, extra);
+    default:
+      return grantorError(failure, `${what}: ${status}${detail || " refused"}`, extra);
+  }
 }
 
 /**

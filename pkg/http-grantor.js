@@ -6,6 +6,7 @@ import { BatchCore } from "./glue/tenure.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
+import { statusKind } from "./protocol.js";
 
 /** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
@@ -643,10 +644,17 @@ export class HttpGrantor {
       grantorCode = undefined;
     }
     const extra = { status, grantorCode, retryAfterMs: retryAfterMs(response.headers.get("retry-after")) };
-    if (status === 429) throw grantorError("rate_limited", `${path}: rate limited`, extra);
-    // The grantor gave up waiting for the request (it came too slowly): nothing was done.
-    if (status === 408) throw grantorError("timed_out", `${path}: request timed out at the grantor`, extra);
-    if (status >= 500) throw grantorError("server_error", `${path}: grantor error ${status}`, extra);
-    throw grantorError("bad_request", `${path}: ${status} ${grantorCode ?? "refused"}`, extra);
+    const kind = statusKind(status);
+    switch (kind) {
+      case "rate_limited":
+        throw grantorError(kind, `${path}: rate limited`, extra);
+      // The grantor gave up waiting for the request (it came too slowly): nothing was done.
+      case "timed_out":
+        throw grantorError(kind, `${path}: request timed out at the grantor`, extra);
+      case "server_error":
+        throw grantorError(kind, `${path}: grantor error ${status}`, extra);
+      default:
+        throw grantorError(kind, `${path}: ${status} ${grantorCode ?? "refused"}`, extra);
+    }
   }
 }

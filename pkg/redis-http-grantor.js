@@ -9,7 +9,8 @@
 // these keys), and a replica promoted after an asynchronous failover may have lost recent grants.
 
 import { LeaseError } from "./errors.js";
-import { MAX_DURATION_MS, RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
+import { RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
+import { issuedToken, limit } from "./protocol.js";
 
 const MAX_NAME_LENGTH = 1024;
 
@@ -50,7 +51,7 @@ function checkName(field, value) {
 }
 
 function checkToken(token) {
-  if (!(Number.isSafeInteger(token) && token > 0)) {
+  if (!issuedToken(token)) {
     throw grantorError("bad_request", "token must be an integer in 1..2^53-1");
   }
 }
@@ -61,7 +62,8 @@ function durationOf(durationMs) {
     throw grantorError("bad_request", "durationMs must be a finite number above 0");
   }
   const ms = Math.ceil(durationMs);
-  if (ms > MAX_DURATION_MS) throw grantorError("bad_request", `durationMs exceeds ${MAX_DURATION_MS}`);
+  const { maxDurationMs } = limit();
+  if (ms > maxDurationMs) throw grantorError("bad_request", `durationMs exceeds ${maxDurationMs}`);
   return ms;
 }
 

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 /// The largest token value: tokens travel as JSON numbers and must stay exact in JavaScript.
 pub const MAX_TOKEN: u64 = (1 << 53) - 1;
 
+/// The first token a grantor issues for a resource: counters start at 1, so no grant has token 0.
+pub const FIRST_TOKEN: u64 = 1;
+
 /// Longest resource name the protocol accepts, in bytes.
 pub const MAX_RESOURCE_LEN: usize = 256;
 
@@ -55,6 +58,15 @@ impl Token {
             return Err(TokenError::TooLarge);
         }
         Ok(Token(value as u64))
+    }
+
+    /// Accepts a JavaScript number if it is a token a grantor can have issued: an integer from
+    /// [`FIRST_TOKEN`] to `MAX_TOKEN`. A request about a grant (renew, release) names one of
+    /// these; 0 names no grant, so an adapter refuses it before sending anything.
+    pub fn issued_from_f64(value: f64) -> Option<Token> {
+        Token::from_f64(value)
+            .ok()
+            .filter(|token| token.0 >= FIRST_TOKEN)
     }
 
     /// The token's value.
@@ -1277,6 +1289,23 @@ pub fn is_valid_name(name: &str, max_len: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_issued_token_starts_at_one() {
+        assert_eq!(Token::issued_from_f64(0.0), None);
+        assert_eq!(Token::issued_from_f64(-0.0), None);
+        assert_eq!(
+            Token::issued_from_f64(1.0).map(Token::get),
+            Some(FIRST_TOKEN)
+        );
+        assert_eq!(
+            Token::issued_from_f64(9007199254740991.0).map(Token::get),
+            Some(MAX_TOKEN)
+        );
+        for bad in [f64::NAN, -1.0, 1.5, f64::INFINITY, 9007199254740992.0] {
+            assert_eq!(Token::issued_from_f64(bad), None);
+        }
+    }
 
     #[test]
     fn token_accepts_only_safe_non_negative_integers() {

@@ -277,14 +277,10 @@ pub enum ItemResult<'a> {
     Error(Option<&'a str>),
 }
 
-/// The failure an element's error code stands for, as its status would say alone.
+/// The failure an element's error code stands for, as its status would say alone (the
+/// protocol's one code-to-kind rule, [`FailureKind::for_error_code`]).
 pub fn element_failure_kind(code: Option<&str>) -> FailureKind {
-    match code {
-        Some("rate_limited") => FailureKind::RateLimited,
-        Some("request_timeout") => FailureKind::TimedOut,
-        Some("internal" | "storage_unavailable" | "not_implemented") => FailureKind::Server,
-        _ => FailureKind::BadRequest,
-    }
+    code.map_or(FailureKind::BadRequest, FailureKind::for_error_code)
 }
 
 #[derive(Clone, Debug)]

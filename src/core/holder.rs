@@ -100,6 +100,27 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// What a non-2xx HTTP reply from a grantor stands for: `429` asks us to slow down, `408`
+    /// says the request did not arrive in time (nothing was done), `5xx` is the grantor's own
+    /// failure, and any other status (a refused request, a redirect, failed authentication) a
+    /// request that retrying unchanged will not mend.
+    pub fn for_status(status: u16) -> FailureKind {
+        match status {
+            429 => FailureKind::RateLimited,
+            408 => FailureKind::TimedOut,
+            500.. => FailureKind::Server,
+            _ => FailureKind::BadRequest,
+        }
+    }
+
+    /// What a reply carrying the protocol error `code` stands for: the kind of the status the
+    /// protocol answers it with; an unknown code is a refused request.
+    pub fn for_error_code(code: &str) -> FailureKind {
+        crate::protocol::ErrorCode::parse(code).map_or(FailureKind::BadRequest, |code| {
+            FailureKind::for_status(code.http_status())
+        })
+    }
+
     /// A stable name for logs, stats and JavaScript.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -903,4 +924,39 @@ impl Holder {
 /// Keeps a delay within what a JavaScript timer can represent.
 fn capped(delay: Micros) -> Micros {
     delay.min(Micros::from_ms(super::config::MAX_DURATION_MS as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FailureKind;
+
+    #[test]
+    fn http_statuses_stand_for_failure_kinds() {
+        assert_eq!(FailureKind::for_status(429), FailureKind::RateLimited);
+        assert_eq!(FailureKind::for_status(408), FailureKind::TimedOut);
+        for status in [500, 501, 503, 599] {
+            assert_eq!(FailureKind::for_status(status), FailureKind::Server);
+        }
+        for status in [301, 400, 401, 403, 404, 409, 413, 499] {
+            assert_eq!(FailureKind::for_status(status), FailureKind::BadRequest);
+        }
+    }
+
+    #[test]
+    fn error_codes_stand_for_the_kind_of_their_status() {
+        assert_eq!(
+            FailureKind::for_error_code("rate_limited"),
+            FailureKind::RateLimited
+        );
+        assert_eq!(
+            FailureKind::for_error_code("request_timeout"),
+            FailureKind::TimedOut
+        );
+        for code in ["internal", "not_implemented", "storage_unavailable"] {
+            assert_eq!(FailureKind::for_error_code(code), FailureKind::Server);
+        }
+        for code in ["bad_token", "stale_claim", "unauthorized", "no_such_code"] {
+            assert_eq!(FailureKind::for_error_code(code), FailureKind::BadRequest);
+        }
+    }
 }

@@ -27,6 +27,7 @@ pub mod replay;
 mod rng;
 mod tab;
 mod time;
+mod wake;
 #[cfg(test)]
 mod window_tests;
 
@@ -54,6 +55,7 @@ pub use tab::{
     LEAVING_GRACE, LOCKED_GRANT_ATTEMPTS, RELEASE_ATTEMPTS,
 };
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
+pub use wake::{WakeDetector, WakeMutation, WAKE_CHECK_INTERVAL};
 
 /// Deliberately broken behaviours of the core. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.

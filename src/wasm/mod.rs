@@ -14,6 +14,7 @@ mod lease;
 mod replay;
 mod reply;
 mod tab;
+mod wake;
 mod window;
 
 pub use batch::BatchCore;
@@ -22,6 +23,7 @@ pub use holder::HolderCore;
 pub use lease::LeaseCore;
 pub use replay::RecentCallsCore;
 pub use tab::{ObserverCore, TabElectionCore, TabMirrorCore};
+pub use wake::WakeCore;
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
 // does. Not with threads: it assumes one.

@@ -1,0 +1,55 @@
+// The grantor protocol's rules as the adapters apply them: the limits on names, tokens and
+// durations, and what an HTTP status or a protocol error code stands for. The values come from
+// protocol-rules.js, rendered from the Rust protocol module (a test fails when they disagree), so
+// nothing here states a rule of its own, and the adapters need not load the WebAssembly core.
+
+import {
+  CODE_KINDS,
+  FIRST_TOKEN,
+  MAX_DURATION_MS,
+  MAX_HOLDER_LENGTH,
+  MAX_REQUEST_ID_LENGTH,
+  MAX_RESOURCE_LENGTH,
+  MAX_TOKEN,
+  NAME_PATTERN,
+  STATUS_KINDS,
+} from "./protocol-rules.js";
+
+const LIMITS = Object.freeze({
+  maxToken: MAX_TOKEN,
+  maxResourceLength: MAX_RESOURCE_LENGTH,
+  maxHolderLength: MAX_HOLDER_LENGTH,
+  maxRequestIdLength: MAX_REQUEST_ID_LENGTH,
+  maxDurationMs: MAX_DURATION_MS,
+});
+
+/** `{maxToken, maxResourceLength, maxHolderLength, maxRequestIdLength, maxDurationMs}`. */
+export function limit() {
+  return LIMITS;
+}
+
+/** Whether `token` is one a grantor can have issued: an integer from 1 to 2^53 - 1. */
+export function issuedToken(token) {
+  return Number.isSafeInteger(token) && token >= FIRST_TOKEN && token <= MAX_TOKEN;
+}
+
+/** Whether `name` is 1 to `maxLength` printable ASCII characters. */
+export function validName(name, maxLength) {
+  return typeof name === "string" && name.length <= maxLength && NAME_PATTERN.test(name);
+}
+
+/** Whether `durationMs` is a duration a holder may ask for: an integer from 1 to 2^31 - 1. */
+export function requestDuration(durationMs) {
+  return Number.isSafeInteger(durationMs) && durationMs >= 1 && durationMs <= MAX_DURATION_MS;
+}
+
+/** The failure kind of a non-2xx reply: `rate_limited`, `timed_out`, `server_error` or `bad_request`. */
+export function statusKind(status) {
+  const run = STATUS_KINDS.find(([first, last]) => status >= first && status <= last);
+  return run?.[2] ?? "bad_request";
+}
+
+/** The failure kind a reply carrying the protocol error `code` stands for. */
+export function codeKind(code) {
+  return (typeof code === "string" && Object.hasOwn(CODE_KINDS, code) && CODE_KINDS[code]) || "bad_request";
+}

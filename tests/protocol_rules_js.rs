@@ -1,0 +1,105 @@
+//! `pkg/protocol-rules.js` is rendered from the Rust protocol rules, so the package's JavaScript
+//! adapters check arguments and read statuses by the same rules without loading the WebAssembly
+//! core. This test fails when the file and the rules disagree; with `TENURE_WRITE_RULES=1` it
+//! rewrites the file instead.
+
+use tenure::core::FailureKind;
+use tenure::protocol::{
+    ErrorCode, FIRST_TOKEN, MAX_HOLDER_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN,
+    MAX_RESOURCE_LEN, MAX_TOKEN,
+};
+
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg/protocol-rules.js");
+
+/// Every status from 0 to 999 as runs of one failure kind: `[first, last, kind]`.
+fn status_runs() -> Vec<(u16, u16, &'static str)> {
+    let mut runs: Vec<(u16, u16, &'static str)> = Vec::new();
+    for status in 0..=999u16 {
+        let kind = FailureKind::for_status(status).as_str();
+        match runs.last_mut() {
+            Some(run) if run.2 == kind => run.1 = status,
+            _ => runs.push((status, status, kind)),
+        }
+    }
+    runs
+}
+
+fn render() -> String {
+    let mut out = String::new();
+    out.push_str(
+        "// The grantor protocol's rules, rendered from the Rust protocol module and core (src/protocol.rs,\n\
+         // FailureKind::for_status) by tests/protocol_rules_js.rs, which fails when they disagree.\n\
+         // Do not edit: run `TENURE_WRITE_RULES=1 cargo test -p tenure --test protocol_rules_js`.\n\n",
+    );
+    let constants = [
+        (
+            "FIRST_TOKEN",
+            "The first token a grantor issues.",
+            FIRST_TOKEN,
+        ),
+        ("MAX_TOKEN", "The largest token: 2^53 - 1.", MAX_TOKEN),
+        (
+            "MAX_RESOURCE_LENGTH",
+            "The longest resource name.",
+            MAX_RESOURCE_LEN as u64,
+        ),
+        (
+            "MAX_HOLDER_LENGTH",
+            "The longest holder identity.",
+            MAX_HOLDER_LEN as u64,
+        ),
+        (
+            "MAX_REQUEST_ID_LENGTH",
+            "The longest request id.",
+            MAX_REQUEST_ID_LEN as u64,
+        ),
+        (
+            "MAX_DURATION_MS",
+            "The longest duration a holder may ask for: 2^31 - 1 ms.",
+            MAX_REQUEST_DURATION_MS,
+        ),
+    ];
+    for (name, doc, value) in constants {
+        out.push_str(&format!("/** {doc} */\nexport const {name} = {value};\n"));
+    }
+    // `is_valid_name`'s character set: printable ASCII, space included.
+    assert!(
+        tenure::protocol::is_valid_name(" ~", 2) && !tenure::protocol::is_valid_name("\x1f", 1)
+    );
+    assert!(!tenure::protocol::is_valid_name("\x7f", 1));
+    out.push_str("/** The characters of names, holders and request ids: printable ASCII. */\n");
+    out.push_str("export const NAME_PATTERN = /^[\\x20-\\x7e]+$/;\n");
+    out.push_str(
+        "/** The failure kind of each HTTP status, as runs `[first, last, kind]` covering 0 to 999. */\n\
+         export const STATUS_KINDS = [\n",
+    );
+    for (first, last, kind) in status_runs() {
+        out.push_str(&format!("  [{first}, {last}, \"{kind}\"],\n"));
+    }
+    out.push_str("];\n");
+    out.push_str(
+        "/** The protocol error codes whose failure kind is not `bad_request` (every other code's is). */\n\
+         export const CODE_KINDS = {\n",
+    );
+    for code in ErrorCode::ALL {
+        let kind = FailureKind::for_error_code(code.as_str());
+        if kind != FailureKind::BadRequest {
+            out.push_str(&format!("  {}: \"{}\",\n", code.as_str(), kind.as_str()));
+        }
+    }
+    out.push_str("};\n");
+    out
+}
+
+#[test]
+fn the_package_states_the_protocol_rules_as_rust_does() {
+    let rendered = render();
+    if std::env::var_os("TENURE_WRITE_RULES").is_some() {
+        std::fs::write(PATH, &rendered).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(PATH).unwrap_or_default();
+    assert!(
+        on_disk == rendered,
+        "pkg/protocol-rules.js is out of date: run TENURE_WRITE_RULES=1 cargo test -p tenure --test protocol_rules_js"
+    );
+}
