@@ -39,6 +39,7 @@ pub mod model;
 pub mod net;
 pub mod rng;
 pub mod swarm;
+pub mod tabs;
 pub mod trace;
 pub mod world;
 
