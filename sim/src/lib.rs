@@ -37,6 +37,7 @@ pub mod grantor;
 pub mod invariants;
 pub mod model;
 pub mod net;
+pub mod observed;
 pub mod rng;
 pub mod swarm;
 pub mod tabs;
