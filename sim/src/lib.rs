@@ -40,6 +40,7 @@ pub mod net;
 pub mod observed;
 pub mod rng;
 pub mod swarm;
+pub mod tab_model;
 pub mod tabs;
 pub mod trace;
 pub mod world;
