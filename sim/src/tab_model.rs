@@ -180,7 +180,7 @@ enum Msg {
 
 impl Msg {
     /// The tab a message is for, when it waits for that context to run.
-    fn to_tab(&self) -> Option<usize> {
+    fn recipient(&self) -> Option<usize> {
         match self {
             Msg::Read { .. } | Msg::Append { .. } => None,
             Msg::ReadDone { tab, .. }
@@ -532,7 +532,7 @@ impl TabModel {
     }
 
     fn deliverable(s: &State, msg: &Msg) -> bool {
-        msg.to_tab().is_none_or(|tab| !s.tabs[tab].frozen)
+        msg.recipient().is_none_or(|tab| !s.tabs[tab].frozen)
     }
 
     fn actions(&self, s: &State) -> Vec<TabAction> {
@@ -633,7 +633,7 @@ impl TabModel {
                 s.tabs[i].dead = true;
                 s.tabs[i].listening = false;
                 s.release_lock(i);
-                s.net.retain(|(_, m)| m.to_tab() != Some(i));
+                s.net.retain(|(_, m)| m.recipient() != Some(i));
             }
             TabAction::Yield(i) => {
                 s.yields -= 1;

@@ -622,8 +622,8 @@ impl World {
                 }
             }
             Due::Storage { tab, inc, op } => self.storage(tab, inc, op),
-            Due::Election { tab, inc, msg } => self.to_election(tab, inc, msg),
-            Due::Page { tab, page, msg } => self.to_page(tab, page, msg),
+            Due::Election { tab, inc, msg } => self.arrive_at_election(tab, inc, msg),
+            Due::Page { tab, page, msg } => self.arrive_at_page(tab, page, msg),
             Due::PageTick { tab, page } => {
                 if self.tabs[tab].page.id == page {
                     self.page_action(tab);
@@ -754,7 +754,7 @@ impl World {
         self.at(self.t + delay, Due::Election { tab, inc, msg });
     }
 
-    fn to_election(&mut self, tab: usize, inc: u32, msg: ToElection) {
+    fn arrive_at_election(&mut self, tab: usize, inc: u32, msg: ToElection) {
         if self.tabs[tab].inc != inc || self.tabs[tab].ctx == Ctx::Dead {
             return;
         }
@@ -1016,7 +1016,7 @@ impl World {
         self.running(tab) && !self.tabs[tab].page.hung
     }
 
-    fn to_page(&mut self, tab: usize, page: u32, msg: ToPage) {
+    fn arrive_at_page(&mut self, tab: usize, page: u32, msg: ToPage) {
         if self.tabs[tab].page.id != page || self.tabs[tab].ctx == Ctx::Dead {
             return;
         }
@@ -1390,7 +1390,7 @@ impl World {
         }
         let page = self.tabs[tab].page.id;
         for msg in std::mem::take(&mut self.tabs[tab].parked_page) {
-            self.to_page(tab, page, msg);
+            self.arrive_at_page(tab, page, msg);
         }
     }
 
