@@ -39,8 +39,11 @@ pub mod grantor;
 pub mod invariants;
 pub mod model;
 pub mod net;
+pub mod observed;
 pub mod rng;
 pub mod swarm;
+pub mod tab_model;
+pub mod tabs;
 pub mod trace;
 pub mod world;
 

@@ -1,0 +1,117 @@
+//! The observed-expiry world: parties on different machines judge each other's expiry by
+//! observing a versioned record, with drift, sleep, pauses, wall steps back and lost replies.
+//!
+//! `TENURE_SIM_SEED` (first seed, default 0) and `TENURE_SIM_RUNS` (number of seeds, default
+//! 2,000) choose the range.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use tenure::core::ObservedMutation;
+use tenure_sim::observed::{run_observed, ObservedFaults, ObservedInvariant, ObservedOutcome};
+use tenure_sim::{seeds_from_env, threads};
+
+fn sweep(
+    first: u64,
+    runs: u64,
+    mutation: Option<ObservedMutation>,
+    faults: ObservedFaults,
+) -> (Vec<ObservedOutcome>, u64) {
+    let next = AtomicU64::new(0);
+    let takeovers = AtomicU64::new(0);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads() {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= runs {
+                    break;
+                }
+                let outcome = run_observed(first + k, mutation, faults);
+                takeovers.fetch_add(outcome.takeovers, Ordering::Relaxed);
+                if outcome.violation.is_some() {
+                    failures.lock().unwrap().push(outcome);
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort_by_key(|o| o.seed);
+    (failures, takeovers.into_inner())
+}
+
+#[test]
+fn observers_never_take_over_early() {
+    let (first, runs) = seeds_from_env(0, 2_000);
+    let (failures, takeovers) = sweep(first, runs, None, ObservedFaults::default());
+    println!(
+        "ran {runs} observed schedules (seeds {first}..{}), {takeovers} takeovers",
+        first + runs
+    );
+    if failures.is_empty() {
+        // Takeovers must happen, or "never early" would hold vacuously.
+        assert!(runs < 10 || takeovers > runs, "only {takeovers} takeovers");
+        return;
+    }
+    for failure in failures.iter().take(3) {
+        eprintln!("{}", failure.report());
+    }
+    let seeds: Vec<u64> = failures.iter().map(|o| o.seed).collect();
+    panic!(
+        "{} of {runs} observed seeds broke an invariant: {seeds:?}\n\
+         reproduce one: TENURE_SIM_SEED=<seed> TENURE_SIM_RUNS=1 cargo test -p tenure-sim --test observed",
+        seeds.len()
+    );
+}
+
+#[test]
+fn same_observed_seed_same_run() {
+    for seed in 0..10 {
+        let a = run_observed(seed, None, ObservedFaults::default());
+        let b = run_observed(seed, None, ObservedFaults::default());
+        assert!(a.steps > 100, "seed {seed} did almost nothing");
+        assert_eq!(
+            (a.hash, a.steps),
+            (b.hash, b.steps),
+            "seed {seed} is not deterministic"
+        );
+    }
+}
+
+#[test]
+fn observed_world_catches_every_observed_mutation() {
+    for mutation in ObservedMutation::ALL {
+        let caught = (0..2_000).find_map(|seed| {
+            run_observed(seed, Some(mutation), ObservedFaults::default())
+                .violation
+                .map(|(invariant, _)| (seed, invariant))
+        });
+        let (seed, invariant) = caught.unwrap_or_else(|| panic!("{mutation:?} went uncaught"));
+        println!("{mutation:?}: caught by observed seed {seed}, {invariant:?}");
+    }
+}
+
+/// A forward step of an observer's wall clock counts, by the core's elapsed-time rule (the
+/// larger of the monotonic and wall movements), as time passed: the observer judges a live
+/// holder expired at once. For a lease of the holder's own, over-counting only ends the belief
+/// early; for an observer's wait it is an early takeover. This shows the rule's limit: observers
+/// on another machine than the holder (a Kubernetes `Lease`) are safe only if their wall clock
+/// never steps forward, or if observers count the monotonic clock alone (a sleep then only
+/// lengthens their wait). Tabs share one machine, whose steps reach holder and observer alike.
+#[test]
+fn a_forward_wall_step_on_an_observer_takes_over_early() {
+    let faults = ObservedFaults {
+        forward_steps: true,
+    };
+    let (failures, _) = sweep(0, 500, None, faults);
+    let early = failures
+        .iter()
+        .find(|o| matches!(o.violation, Some((ObservedInvariant::EarlyTakeover, _))))
+        .expect("no forward step led to an early takeover");
+    println!("{}", early.report());
+    assert!(
+        early.report().contains("steps forward"),
+        "{}",
+        early.report()
+    );
+}
