@@ -12,17 +12,6 @@ use std::sync::Mutex;
 use tenure::core::{ObservedMutation, TabMutation};
 use tenure_sim::tabs::{run_tabs, TabInvariant, TabMutants, TabsOutcome};
 
-/// Invariants the real core is known to break, each shown by its own test below. A run that
-/// breaks one of these first is listed, not failed, so that the sweep still checks everything
-/// else; when the core is fixed, the test showing the bug fails, and the entry goes.
-const KNOWN_CORE_BUGS: &[TabInvariant] = &[TabInvariant::ReleaseOverOtherHold];
-
-fn known_bug(outcome: &TabsOutcome) -> bool {
-    outcome
-        .violation
-        .as_ref()
-        .is_some_and(|(invariant, _)| KNOWN_CORE_BUGS.contains(invariant))
-}
 use tenure_sim::{seeds_from_env, threads};
 
 /// Runs `runs` seeds from `first` on every core; returns the failures, lowest seed first, and
@@ -61,15 +50,6 @@ fn tabs_keep_every_invariant() {
         "ran {runs} tab schedules (seeds {first}..{}), {holds} holds, {writes} fenced writes",
         first + runs
     );
-    let (known, failures): (Vec<TabsOutcome>, Vec<TabsOutcome>) =
-        failures.into_iter().partition(known_bug);
-    if !known.is_empty() {
-        let seeds: Vec<u64> = known.iter().map(|o| o.seed).take(20).collect();
-        println!(
-            "{} seeds stopped at a known core bug ({KNOWN_CORE_BUGS:?}), first: {seeds:?}",
-            known.len()
-        );
-    }
     if failures.is_empty() {
         // A sweep in which nobody ever held or wrote would pass vacuously.
         assert!(
@@ -117,38 +97,13 @@ fn same_tab_seed_same_run() {
     );
 }
 
-/// Core bug: a logged release whose first append conflicts re-reads the log and appends after
-/// whatever entry is newest, even another holder's grant (`TabElection::handle_read`, the
-/// `Step::Releasing` arm, has no check that the newest entry is still this hold's; the old
-/// `pkg/tab-engine.js` release loop had one). The role then reads as released while the new
-/// holder lives: without Web Locks the next candidate takes it at once, and any next grant
-/// reuses the new holder's epoch (`seen.epoch + 1` of the stale release), so fencing breaks.
-/// Seed 1: a holder asleep past its lease yields on waking; its release lands on top of the
-/// grant of the tab that took over. When this test fails, the bug is fixed: remove it and the
-/// entry in `KNOWN_CORE_BUGS`.
-#[test]
-fn core_bug_a_release_lands_on_a_newer_hold() {
-    let outcome = run_tabs(1, TabMutants::NONE);
-    assert!(
-        known_bug(&outcome),
-        "seed 1 no longer shows the release bug (fixed? remove this test and KNOWN_CORE_BUGS): {}",
-        outcome.report()
-    );
-}
-
-/// Every mutation must be caught (by an invariant other than a known core bug) with some seed
-/// below this.
+/// Every mutation must be caught with some seed below this.
 const SEED_BUDGET: u64 = 2_000;
 
 fn first_catch(mutants: TabMutants) -> Option<(u64, TabInvariant)> {
     (0..SEED_BUDGET).find_map(|seed| {
         let outcome = run_tabs(seed, mutants);
-        match outcome.violation {
-            Some((invariant, _)) if !KNOWN_CORE_BUGS.contains(&invariant) => {
-                Some((seed, invariant))
-            }
-            _ => None,
-        }
+        outcome.violation.map(|(invariant, _)| (seed, invariant))
     })
 }
 
