@@ -7,7 +7,9 @@
 //! configuration is validated by [`HolderConfig::from_ms`]'s rules, since it is the holder's.
 //! Pure functions over numbers: figures arrive in milliseconds, as the package reports them.
 
-use super::config::{lease_ms_for_budget, ConfigError, HolderConfig, HolderOptionsMs};
+use super::config::{
+    default_renew_interval_ms, lease_ms_for_budget, ConfigError, HolderConfig, HolderOptionsMs,
+};
 
 /// Suggestions leave this much room over the observed percentiles: a window is not the tail.
 const HEADROOM: f64 = 1.5;
@@ -42,7 +44,8 @@ impl AdviceConfig {
             renew_interval_ms,
             ..HolderOptionsMs::default()
         };
-        let holder = HolderConfig::from_ms(lease_ms, margin_ms, options, 0)?;
+        // The holder's own rules judge the configuration; the holder itself is not needed.
+        HolderConfig::from_ms(lease_ms, margin_ms, options, 0)?;
         let clock_uncertainty_ms = match clock_uncertainty_ms {
             None => lease_ms * DEFAULT_DRIFT,
             Some(ms) if ms.is_finite() && ms >= 0.0 => ms,
@@ -56,7 +59,7 @@ impl AdviceConfig {
         Ok(AdviceConfig {
             lease_ms,
             margin_ms,
-            renew_interval_ms: renew_interval_ms.unwrap_or(holder.renew_interval.as_ms_f64()),
+            renew_interval_ms: renew_interval_ms.unwrap_or(default_renew_interval_ms(lease_ms)),
             fixed_interval: renew_interval_ms.is_some(),
             clock_uncertainty_ms,
         })
@@ -411,6 +414,16 @@ mod tests {
         let again = advise(stats, fixed(advice.suggested_lease_ms));
         assert!(again.safe(), "{:?}", again.problems);
         assert_eq!(again.basis.renew_interval_ms, 500.0);
+    }
+
+    #[test]
+    fn the_default_interval_is_the_holders() {
+        for lease_ms in [1_000.0, 1_500.0, 6_170.2096, 2_147_483_647.0] {
+            let holder =
+                HolderConfig::from_ms(lease_ms, 1.0, HolderOptionsMs::default(), 0).unwrap();
+            let interval_ms = default_renew_interval_ms(lease_ms);
+            assert!((interval_ms - holder.renew_interval.as_ms_f64()).abs() < 0.001);
+        }
     }
 
     #[test]

@@ -142,6 +142,12 @@ impl HolderConfig {
     }
 }
 
+/// `renewIntervalMs` when the configuration leaves it out, in fractional ms: the `leaseMs / 3`
+/// of [`HolderConfig::from_ms`], unrounded (the holder rounds it down to a microsecond).
+pub fn default_renew_interval_ms(lease_ms: f64) -> f64 {
+    lease_ms / 3.0
+}
+
 /// The shortest `leaseMs` that leaves `budget_ms` from a renewal falling due to the margin
 /// (`leaseMs - renewIntervalMs - marginMs >= budget_ms`): with `renew_interval_ms` fixed, or, when
 /// it is `None`, with [`HolderConfig::from_ms`]'s default `renewIntervalMs = leaseMs / 3`, which
