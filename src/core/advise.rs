@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn the_default_interval_is_the_holders() {
-        for lease_ms in [1_000.0, 1_500.0, 6_170.2096, 2_147_483_647.0] {
+        for lease_ms in [1_000.0, 1_500.0, 6_170.209_6, 2_147_483_647.0] {
             let holder =
                 HolderConfig::from_ms(lease_ms, 1.0, HolderOptionsMs::default(), 0).unwrap();
             let interval_ms = default_renew_interval_ms(lease_ms);
