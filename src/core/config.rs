@@ -142,6 +142,23 @@ impl HolderConfig {
     }
 }
 
+/// `renewIntervalMs` when the configuration leaves it out, in fractional ms: the `leaseMs / 3`
+/// of [`HolderConfig::from_ms`], unrounded (the holder rounds it down to a microsecond).
+pub fn default_renew_interval_ms(lease_ms: f64) -> f64 {
+    lease_ms / 3.0
+}
+
+/// The shortest `leaseMs` that leaves `budget_ms` from a renewal falling due to the margin
+/// (`leaseMs - renewIntervalMs - marginMs >= budget_ms`): with `renew_interval_ms` fixed, or, when
+/// it is `None`, with [`HolderConfig::from_ms`]'s default `renewIntervalMs = leaseMs / 3`, which
+/// leaves two thirds of the lease for the margin and the budget.
+pub fn lease_ms_for_budget(margin_ms: f64, budget_ms: f64, renew_interval_ms: Option<f64>) -> f64 {
+    match renew_interval_ms {
+        Some(interval_ms) => margin_ms + interval_ms + budget_ms,
+        None => 1.5 * (margin_ms + budget_ms),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

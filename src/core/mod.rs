@@ -17,6 +17,7 @@
 //! surrender at the margin. None of this can stop a holder that is paused while it acts;
 //! fencing tokens validated at the resource make such a holder harmless.
 
+mod advise;
 mod batch;
 mod claim;
 mod config;
@@ -31,6 +32,9 @@ mod wake;
 #[cfg(test)]
 mod window_tests;
 
+pub use advise::{
+    advise_duration, AdviceBasis, AdviceConfig, AdviceProblem, DurationAdvice, ObservedStats,
+};
 pub use batch::{
     assumed_delay, batch_delay, element_failure_kind, scheduled_budget, Batch, BatchConfig,
     BatchFailure, BatchId, BatchMutation, BatchOutput, Batcher, HolderTiming, ItemResult,

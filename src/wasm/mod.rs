@@ -4,6 +4,7 @@
 //! JavaScript layer (`pkg/api.js`) wraps these exports into the design's `Lease` and
 //! `LeaseHolder` classes and its `LeaseError` types.
 
+mod advise;
 mod alloc;
 mod batch;
 mod claim;
@@ -17,6 +18,7 @@ mod tab;
 mod wake;
 mod window;
 
+pub use advise::advise_duration_core;
 pub use batch::BatchCore;
 pub use claim::{claim_heartbeat_ms, IdleCore, SettleCore};
 pub use holder::HolderCore;
