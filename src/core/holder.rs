@@ -378,6 +378,20 @@ impl Holder {
         self.consecutive_failures
     }
 
+    /// When the next renewal is due on the lease's own schedule (`renew_interval` after the
+    /// send, scaled down for a short grant): `None` unless held with that renewal still waiting.
+    /// A retry after a failure follows a jittered backoff instead, so it has no schedule to be
+    /// late against; hosts measure their timers' lateness against this.
+    pub fn renewal_due(&self) -> Option<MonoTime> {
+        match self.state {
+            State::Held {
+                renewal: Renewal::ScheduledAt(at),
+                ..
+            } if self.consecutive_failures == 0 => Some(at),
+            _ => None,
+        }
+    }
+
     /// The highest token this holder has ever been granted.
     pub fn highest_token(&self) -> Option<Token> {
         self.highest_token
