@@ -214,10 +214,8 @@ impl IdleBackoff {
 
     /// The wait after one more claim that found nothing (or could not be made).
     pub fn next_wait(&mut self) -> Micros {
-        let shift = self.empty.min(20);
         self.empty = self.empty.saturating_add(1);
-        let ceiling = self.base.0.saturating_mul(1 << shift).min(self.max.0);
-        Micros(self.jitter.between(ceiling / 2, ceiling))
+        self.jitter.backoff(self.base, self.max, self.empty)
     }
 
     /// A claim succeeded: the next wait starts from the base again.
@@ -409,14 +407,10 @@ impl Settlement {
         SettleStep::Ended(end)
     }
 
-    /// `base * 2^(n-1)` after the n-th attempt, capped, then a seeded pick in its upper half.
+    /// The wait after the n-th attempt: [`Jitter::backoff`] from the settle retry base.
     fn backoff(&mut self) -> Micros {
-        let shift = self.attempts.saturating_sub(1).min(30);
-        let ceiling = SETTLE_RETRY_BASE
-            .0
-            .saturating_mul(1 << shift)
-            .min(SETTLE_RETRY_MAX.0);
-        Micros(self.jitter.between(ceiling / 2, ceiling))
+        self.jitter
+            .backoff(SETTLE_RETRY_BASE, SETTLE_RETRY_MAX, self.attempts)
     }
 }
 

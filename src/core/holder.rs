@@ -897,17 +897,12 @@ impl Holder {
         start.mono.plus(interval).max(now.mono)
     }
 
-    /// Exponential backoff with jitter: `base * 2^(n-1)`, capped, then a uniform pick in its
-    /// upper half so retries from many holders spread out.
+    /// The wait before retrying after `failures` failures in a row: the core's one backoff rule
+    /// (`Jitter::backoff`) from `retry_base` to `retry_max`.
     fn backoff(&mut self, failures: u32) -> Micros {
-        let shift = failures.saturating_sub(1).min(30);
-        let exp = self
-            .config
-            .retry_base
-            .0
-            .saturating_mul(1u64 << shift)
-            .min(self.config.retry_max.0);
-        Micros(self.jitter.between(exp / 2, exp).max(1))
+        let (base, max) = (self.config.retry_base, self.config.retry_max);
+        // Never 0: a retry due at once would send again in the same step.
+        Micros(self.jitter.backoff(base, max, failures).0.max(1))
     }
 
     #[cfg(feature = "mutations")]
