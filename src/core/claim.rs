@@ -1066,6 +1066,32 @@ enum AfterClaim {
 mod tests {
     use super::*;
 
+    #[test]
+    fn claimer_rules_decide_names_concurrency_ids_and_gone_claims() {
+        assert_eq!(ClaimConfig::check_names(Some("q"), Some("w")), Ok(()));
+        let long = "q".repeat(MAX_QUEUE_LEN + 1);
+        for (queue, worker, field) in [
+            (None, Some("w"), "queue"),
+            (Some(""), Some("w"), "queue"),
+            (Some(long.as_str()), Some("w"), "queue"),
+            (Some("q"), Some("w\u{e9}"), "workerId"),
+            (Some("q"), None, "workerId"),
+        ] {
+            let error = ClaimConfig::check_names(queue, worker).unwrap_err();
+            assert_eq!(error.field, field, "{queue:?} {worker:?}");
+        }
+        assert_eq!(ClaimConfig::check_concurrency(None), Ok(1));
+        assert_eq!(ClaimConfig::check_concurrency(Some(3.0)), Ok(3));
+        for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
+            assert!(ClaimConfig::check_concurrency(Some(bad)).is_err(), "{bad}");
+        }
+        assert!(is_item_id(1.0) && is_item_id(MAX_SAFE_INTEGER));
+        assert!(!is_item_id(0.0) && !is_item_id(2.5) && !is_item_id(MAX_SAFE_INTEGER + 2.0));
+        assert!(claim_gone("stale_claim") && claim_gone("no_such_item") && !claim_gone("busy"));
+        assert_eq!(claim_failure_kind("too_late"), "timed_out");
+        assert_eq!(claim_failure_kind("unreachable"), "unreachable");
+    }
+
     const CLAIM_MS: f64 = 3_000.0;
     const MARGIN_MS: f64 = 600.0;
 
