@@ -307,7 +307,6 @@ export class LeaseHolder {
   // latest renewal reply arrived, before the core applied it.
   #renewDueAt = null;
   #remainingAtReply = null;
-  #grantedMs = null;
 
   /** Called with the reason when the lease is lost (not when released). Assign a function. */
   onLeaseLost = null;
@@ -441,29 +440,18 @@ export class LeaseHolder {
     const renew = method("renew");
     const release = method("release");
     const observed = {};
-    if (grant !== undefined) {
-      observed.grant = (args) => this.#noteDuration(grant.call(grantor, args));
-    }
+    if (grant !== undefined) observed.grant = (args) => grant.call(grantor, args);
     if (renew !== undefined) {
       observed.renew = (args) => {
         this.#renewSent();
         const reply = renew.call(grantor, args);
-        return this.#noteDuration(reply, () => this.#renewReplied());
+        return typeof reply?.then === "function"
+          ? Promise.resolve(reply).then((value) => this.#renewReplied(value))
+          : this.#renewReplied(reply);
       };
     }
     if (release !== undefined) observed.release = (args) => release.call(grantor, args);
     return observed;
-  }
-
-  // Passes `reply` (a value or a promise) through, noting the granted duration it carries.
-  #noteDuration(reply, onReply) {
-    const note = (value) => {
-      onReply?.();
-      const granted = value?.durationMs;
-      this.#grantedMs = typeof granted === "number" && granted > 0 ? granted : null;
-      return value;
-    };
-    return typeof reply?.then === "function" ? Promise.resolve(reply).then(note) : note(reply);
   }
 
   #renewSent() {
@@ -474,20 +462,17 @@ export class LeaseHolder {
     this.#renewDueAt = null;
   }
 
-  #renewReplied() {
+  // Passes the reply through, noting what remained of the lease when it arrived.
+  #renewReplied(reply) {
     // Still the old grant: the core applies this reply after this returns.
     this.#remainingAtReply =
       this.#core.phase === "held" ? this.#core.remainingMsAt(perf.now(), Date.now()) : null;
+    return reply;
   }
 
-  // Mirrors the core's schedule: the next renewal is `renewIntervalMs` after the request was
-  // sent, scaled down in proportion when the grantor granted less than was asked.
+  // The core's own schedule for the next renewal, read right after it set it.
   #scheduleNextRenewal() {
-    const leaseMs = this.#core.leaseMs;
-    const grantedMs = Math.min(this.#grantedMs ?? leaseMs, leaseMs);
-    const intervalMs = (this.#core.renewIntervalMs * grantedMs) / leaseMs;
-    const sentAt = this.#core.acquiredAt;
-    this.#renewDueAt = sentAt === undefined ? null : Math.max(sentAt + intervalMs, perf.now());
+    this.#renewDueAt = this.#core.renewDueAtMs ?? null;
   }
 
   #onEvent(type, detail) {

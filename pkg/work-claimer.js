@@ -10,17 +10,22 @@
 import { LeaseHolder } from "./api.js";
 import { coreModule } from "./core.js";
 import { LeaseError, fromCore } from "./errors.js";
-import { IdleCore, SettleCore, claimHeartbeatMs } from "./glue/tenure.js";
+import {
+  IdleCore,
+  SettleCore,
+  checkClaimerNames,
+  claimFailureKind,
+  claimHeartbeatMs,
+  heartbeatRefusal,
+  isItemId,
+  processConcurrency,
+} from "./glue/tenure.js";
 
 // Failure reports are stored with the item; the grantor refuses bodies over 64 KiB.
 const MAX_ERROR_TEXT = 4096;
 
 function configError(field, message) {
   return new LeaseError("ERR_LEASE_CONFIG", `${field} ${message}`, { field });
-}
-
-function checkName(value, field) {
-  if (typeof value !== "string" || value === "") throw configError(field, "must be a non-empty string");
 }
 
 /** Calls into the core, loading it first; its errors become the package's `LeaseError`s. */
@@ -31,10 +36,6 @@ function fromTheCore(call) {
   } catch (error) {
     throw fromCore(error);
   }
-}
-
-function isSafeId(value) {
-  return Number.isSafeInteger(value) && value >= 1;
 }
 
 /** What `fail(error)` stores: Errors as `{name, message, code?}`, other values as JSON allows. */
@@ -106,7 +107,7 @@ class ClaimAdapter {
     }
     // A claim that came with a settlement is checked here and by the core like any other.
     if (reply?.claimed === false) return { granted: false };
-    if (reply?.claimed !== true || typeof reply.item !== "object" || !isSafeId(reply.item?.id)) {
+    if (reply?.claimed !== true || typeof reply.item !== "object" || !isItemId(reply.item?.id)) {
       // Not a claim the core may accept: report it as such (a malformed reply, never a grant).
       return { granted: "malformed" };
     }
@@ -144,9 +145,8 @@ class ClaimAdapter {
       return { renewed: reply?.extended, token: reply?.token, durationMs: reply?.claimMs };
     } catch (error) {
       // A definitive answer that the claim is gone, unlike a network failure, which is retried.
-      if (error?.grantorCode === "stale_claim" || error?.grantorCode === "no_such_item") {
-        return { renewed: false, reason: "not_holder" };
-      }
+      const reason = heartbeatRefusal(error);
+      if (reason !== undefined) return { renewed: false, reason };
       throw error;
     }
   }
@@ -309,7 +309,7 @@ async function acquireClaim(claimer, adapter, holder, signal) {
   if (outcome.reason === "denied") return null;
   if (adapter.lastError !== undefined) throw adapter.lastError;
   const error = new LeaseError("ERR_GRANTOR", `claim failed: ${outcome.reason}`);
-  error.kind = outcome.reason === "too_late" ? "timed_out" : outcome.reason;
+  error.kind = claimFailureKind(outcome.reason);
   throw error;
 }
 
@@ -341,8 +341,7 @@ export class WorkClaimer {
         throw configError(`grantor.${method}`, "must be a function on the grantor");
       }
     }
-    checkName(queue, "queue");
-    checkName(workerId, "workerId");
+    fromTheCore(() => checkClaimerNames(queue, workerId));
     const heartbeatMs = fromTheCore(() => claimHeartbeatMs(claimMs, marginMs, requestTimeoutMs));
     this.grantor = grantor;
     this.queue = queue;
@@ -374,12 +373,10 @@ export class WorkClaimer {
    */
   async process(
     handler,
-    { concurrency = 1, signal, idleDelayMs = 50, idleDelayMaxMs = 2000, onIdle, onSettled } = {},
+    { concurrency, signal, idleDelayMs, idleDelayMaxMs, onIdle, onSettled } = {},
   ) {
     if (typeof handler !== "function") throw configError("handler", "must be a function");
-    if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
-      throw configError("concurrency", "must be an integer of at least 1");
-    }
+    const slots = fromTheCore(() => processConcurrency(concurrency));
     const counts = { claimed: 0, completed: 0, failed: 0, lost: 0 };
     const report = (outcome) => {
       counts[outcome.status === "completed" ? "completed" : outcome.status === "failed" ? "failed" : "lost"]++;
@@ -423,7 +420,7 @@ export class WorkClaimer {
         next = settled.next;
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, slot));
+    await Promise.all(Array.from({ length: slots }, slot));
     return counts;
   }
 

@@ -30,7 +30,9 @@ use super::holder::{
 };
 use super::rng::Jitter;
 use super::time::{Micros, MonoTime, Now};
-use crate::protocol::{GrantOutcome, RenewOutcome, RenewRefusal, Token};
+use crate::protocol::{
+    is_valid_name, GrantOutcome, RenewOutcome, RenewRefusal, Token, MAX_QUEUE_LEN, MAX_WORKER_LEN,
+};
 
 /// Deliberately broken claim behaviours. They take effect only in builds with the `mutations`
 /// feature, where the simulation uses them to prove that it catches each bug.
@@ -61,6 +63,11 @@ pub const SETTLE_ATTEMPTS: u32 = 4;
 pub const SETTLE_RETRY_BASE: Micros = Micros::from_ms(100);
 /// The longest settle retry delay.
 pub const SETTLE_RETRY_MAX: Micros = Micros::from_ms(1_000);
+
+/// The first idle wait ceiling when the worker loop is not given `idleDelayMs`.
+pub const DEFAULT_IDLE_DELAY: Micros = Micros::from_ms(50);
+/// The largest idle wait ceiling when the worker loop is not given `idleDelayMaxMs`.
+pub const DEFAULT_IDLE_DELAY_MAX: Micros = Micros::from_ms(2_000);
 
 /// How a worker claims, heartbeats and settles.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,8 +115,8 @@ impl ClaimConfig {
             })?;
         Ok(ClaimConfig {
             holder,
-            idle_base: Micros::from_ms(50),
-            idle_max: Micros::from_ms(2_000),
+            idle_base: DEFAULT_IDLE_DELAY,
+            idle_max: DEFAULT_IDLE_DELAY_MAX,
             seed,
             #[cfg(feature = "mutations")]
             mutation: None,
@@ -121,6 +128,43 @@ impl ClaimConfig {
         self.idle_base = lenient_ms(base_ms);
         self.idle_max = lenient_ms(max_ms);
         self
+    }
+
+    /// Checks the claimer's names by the protocol's rules: `queue` must be a queue name and
+    /// `worker_id` a worker name (non-empty printable ASCII within the protocol's lengths);
+    /// `None` stands for a value that is not a string.
+    pub fn check_names(queue: Option<&str>, worker_id: Option<&str>) -> Result<(), ConfigError> {
+        for (name, field, max_len) in [
+            (queue, "queue", MAX_QUEUE_LEN),
+            (worker_id, "workerId", MAX_WORKER_LEN),
+        ] {
+            match name {
+                None | Some("") => {
+                    return Err(ConfigError::new(field, "must be a non-empty string"));
+                }
+                Some(name) if !is_valid_name(name, max_len) => {
+                    return Err(ConfigError::new(
+                        field,
+                        "must be printable ASCII of at most 256 bytes",
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The worker loop's `concurrency`: how many items it works on at once, an integer of at
+    /// least 1 (`None`, not given, is 1).
+    pub fn check_concurrency(concurrency: Option<f64>) -> Result<u32, ConfigError> {
+        match concurrency {
+            None => Ok(1),
+            Some(n) if n.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+            Some(_) => Err(ConfigError::new(
+                "concurrency",
+                "must be an integer of at least 1",
+            )),
+        }
     }
 
     /// The heartbeat interval: the holder's renew interval.
@@ -158,17 +202,20 @@ impl IdleBackoff {
     }
 
     /// Backoff from `base_ms` to `max_ms` as JavaScript passes them, unvalidated: anything not a
-    /// positive number waits not at all.
-    pub fn from_ms(base_ms: f64, max_ms: f64, seed: u64) -> IdleBackoff {
-        IdleBackoff::new(lenient_ms(base_ms), lenient_ms(max_ms), seed)
+    /// positive number waits not at all; one not given (`None`) is its default,
+    /// [`DEFAULT_IDLE_DELAY`] or [`DEFAULT_IDLE_DELAY_MAX`].
+    pub fn from_ms(base_ms: Option<f64>, max_ms: Option<f64>, seed: u64) -> IdleBackoff {
+        IdleBackoff::new(
+            base_ms.map_or(DEFAULT_IDLE_DELAY, lenient_ms),
+            max_ms.map_or(DEFAULT_IDLE_DELAY_MAX, lenient_ms),
+            seed,
+        )
     }
 
     /// The wait after one more claim that found nothing (or could not be made).
     pub fn next_wait(&mut self) -> Micros {
-        let shift = self.empty.min(20);
         self.empty = self.empty.saturating_add(1);
-        let ceiling = self.base.0.saturating_mul(1 << shift).min(self.max.0);
-        Micros(self.jitter.between(ceiling / 2, ceiling))
+        self.jitter.backoff(self.base, self.max, self.empty)
     }
 
     /// A claim succeeded: the next wait starts from the base again.
@@ -360,14 +407,10 @@ impl Settlement {
         SettleStep::Ended(end)
     }
 
-    /// `base * 2^(n-1)` after the n-th attempt, capped, then a seeded pick in its upper half.
+    /// The wait after the n-th attempt: [`Jitter::backoff`] from the settle retry base.
     fn backoff(&mut self) -> Micros {
-        let shift = self.attempts.saturating_sub(1).min(30);
-        let ceiling = SETTLE_RETRY_BASE
-            .0
-            .saturating_mul(1 << shift)
-            .min(SETTLE_RETRY_MAX.0);
-        Micros(self.jitter.between(ceiling / 2, ceiling))
+        self.jitter
+            .backoff(SETTLE_RETRY_BASE, SETTLE_RETRY_MAX, self.attempts)
     }
 }
 
@@ -431,6 +474,33 @@ pub enum ClaimReply {
     Empty,
     /// The attempt failed.
     Failed(Failure),
+}
+
+/// Whether `id` is a work item id as the protocol issues them: an integer from 1 that a
+/// JavaScript number holds exactly.
+pub fn is_item_id(id: f64) -> bool {
+    id.fract() == 0.0 && (1.0..=MAX_SAFE_INTEGER).contains(&id)
+}
+
+/// The largest integer a JavaScript number holds exactly, `2^53 - 1`.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Whether a grantor's error code says the claim is gone for good: its token was superseded
+/// (`stale_claim`) or the item no longer exists (`no_such_item`). A heartbeat or a settlement
+/// answered so is over ([`HeartbeatReply::Stale`], [`SettleReply::Stale`]); a network failure is
+/// retried instead.
+pub fn claim_gone(grantor_code: &str) -> bool {
+    matches!(grantor_code, "stale_claim" | "no_such_item")
+}
+
+/// The `kind` a failed claim attempt reports: the holder's failure kind, except that a claim
+/// which arrived with no safe time left is reported as `timed_out`, a claim that took too long.
+pub fn claim_failure_kind(reason: &str) -> &str {
+    if reason == FailureKind::TooLate.as_str() {
+        FailureKind::TimedOut.as_str()
+    } else {
+        reason
+    }
 }
 
 /// The grantor's answer to a heartbeat, validated by the host.
@@ -995,6 +1065,32 @@ enum AfterClaim {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claimer_rules_decide_names_concurrency_ids_and_gone_claims() {
+        assert_eq!(ClaimConfig::check_names(Some("q"), Some("w")), Ok(()));
+        let long = "q".repeat(MAX_QUEUE_LEN + 1);
+        for (queue, worker, field) in [
+            (None, Some("w"), "queue"),
+            (Some(""), Some("w"), "queue"),
+            (Some(long.as_str()), Some("w"), "queue"),
+            (Some("q"), Some("w\u{e9}"), "workerId"),
+            (Some("q"), None, "workerId"),
+        ] {
+            let error = ClaimConfig::check_names(queue, worker).unwrap_err();
+            assert_eq!(error.field, field, "{queue:?} {worker:?}");
+        }
+        assert_eq!(ClaimConfig::check_concurrency(None), Ok(1));
+        assert_eq!(ClaimConfig::check_concurrency(Some(3.0)), Ok(3));
+        for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
+            assert!(ClaimConfig::check_concurrency(Some(bad)).is_err(), "{bad}");
+        }
+        assert!(is_item_id(1.0) && is_item_id(MAX_SAFE_INTEGER));
+        assert!(!is_item_id(0.0) && !is_item_id(2.5) && !is_item_id(MAX_SAFE_INTEGER + 2.0));
+        assert!(claim_gone("stale_claim") && claim_gone("no_such_item") && !claim_gone("busy"));
+        assert_eq!(claim_failure_kind("too_late"), "timed_out");
+        assert_eq!(claim_failure_kind("unreachable"), "unreachable");
+    }
 
     const CLAIM_MS: f64 = 3_000.0;
     const MARGIN_MS: f64 = 600.0;

@@ -378,6 +378,20 @@ impl Holder {
         self.consecutive_failures
     }
 
+    /// When the next renewal is due on the lease's own schedule (`renew_interval` after the
+    /// send, scaled down for a short grant): `None` unless held with that renewal still waiting.
+    /// A retry after a failure follows a jittered backoff instead, so it has no schedule to be
+    /// late against; hosts measure their timers' lateness against this.
+    pub fn renewal_due(&self) -> Option<MonoTime> {
+        match self.state {
+            State::Held {
+                renewal: Renewal::ScheduledAt(at),
+                ..
+            } if self.consecutive_failures == 0 => Some(at),
+            _ => None,
+        }
+    }
+
     /// The highest token this holder has ever been granted.
     pub fn highest_token(&self) -> Option<Token> {
         self.highest_token
@@ -883,17 +897,12 @@ impl Holder {
         start.mono.plus(interval).max(now.mono)
     }
 
-    /// Exponential backoff with jitter: `base * 2^(n-1)`, capped, then a uniform pick in its
-    /// upper half so retries from many holders spread out.
+    /// The wait before retrying after `failures` failures in a row: the core's one backoff rule
+    /// (`Jitter::backoff`) from `retry_base` to `retry_max`.
     fn backoff(&mut self, failures: u32) -> Micros {
-        let shift = failures.saturating_sub(1).min(30);
-        let exp = self
-            .config
-            .retry_base
-            .0
-            .saturating_mul(1u64 << shift)
-            .min(self.config.retry_max.0);
-        Micros(self.jitter.between(exp / 2, exp).max(1))
+        let (base, max) = (self.config.retry_base, self.config.retry_max);
+        // Never 0: a retry due at once would send again in the same step.
+        Micros(self.jitter.backoff(base, max, failures).0.max(1))
     }
 
     #[cfg(feature = "mutations")]

@@ -40,6 +40,7 @@ pub use batch::{
     BatchFailure, BatchId, BatchMutation, BatchOutput, Batcher, HolderTiming, ItemResult,
     RenewalId, RenewalSettlement, RenewalSpec, MAX_BATCH_BODY_CHARS, REMEMBERED_LEASES,
 };
+pub use claim::{claim_failure_kind, claim_gone, is_item_id};
 pub use claim::{
     ClaimConfig, ClaimEvent, ClaimMachine, ClaimMutation, ClaimOutput, ClaimReply, ClaimRequest,
     ClaimRequestKind, ClaimUsageError, HeartbeatReply, IdleBackoff, SettleEnd, SettleOperation,

@@ -10,9 +10,10 @@ use super::error::{config_error, get};
 use super::js::now_ms;
 use super::lease::now_or_expired;
 use crate::core::{
-    ClaimConfig, Failure, FailureKind, IdleBackoff, MonoTime, SettleEnd, SettleOperation,
-    SettleReply, SettleStep, Settlement,
+    claim_failure_kind, claim_gone, is_item_id, ClaimConfig, Failure, FailureKind, IdleBackoff,
+    MonoTime, SettleEnd, SettleOperation, SettleReply, SettleStep, Settlement,
 };
+use crate::protocol::RenewRefusal;
 
 /// Validates `claimMs`, `marginMs` and `requestTimeoutMs` by the holder's rules, under the
 /// claimer's option names; returns the heartbeat interval in ms.
@@ -27,6 +28,40 @@ pub fn claim_heartbeat_ms(
     ClaimConfig::from_ms(number(&claim_ms), number(&margin_ms), timeout, 0)
         .map(|config| config.heartbeat_interval().as_ms_f64())
         .map_err(|e| config_error(&e))
+}
+
+/// Checks the claimer's `queue` and `workerId` by the protocol's name rules.
+#[wasm_bindgen(skip_jsdoc, js_name = checkClaimerNames)]
+pub fn check_claimer_names(queue: JsValue, worker_id: JsValue) -> Result<(), JsValue> {
+    let (queue, worker_id) = (queue.as_string(), worker_id.as_string());
+    ClaimConfig::check_names(queue.as_deref(), worker_id.as_deref()).map_err(|e| config_error(&e))
+}
+
+/// The worker loop's slot count from its `concurrency` option (`undefined`: 1).
+#[wasm_bindgen(skip_jsdoc, js_name = processConcurrency)]
+pub fn process_concurrency(concurrency: JsValue) -> Result<u32, JsValue> {
+    let given = (!concurrency.is_undefined()).then(|| concurrency.as_f64().unwrap_or(f64::NAN));
+    ClaimConfig::check_concurrency(given).map_err(|e| config_error(&e))
+}
+
+/// Whether `id` is a work item id the protocol could have issued.
+#[wasm_bindgen(skip_jsdoc, js_name = isItemId)]
+pub fn is_item_id_js(id: JsValue) -> bool {
+    id.as_f64().is_some_and(is_item_id)
+}
+
+/// A heartbeat's answer to a grantor error: `"not_holder"` when the error's `grantorCode` says
+/// the claim is gone, ending the claim; `undefined` when the error stands and is retried.
+#[wasm_bindgen(skip_jsdoc, js_name = heartbeatRefusal)]
+pub fn heartbeat_refusal(error: &JsValue) -> Option<JsString> {
+    let code = get(error, "grantorCode").as_string()?;
+    claim_gone(&code).then(|| JsString::from(RenewRefusal::NotHolder.as_str()))
+}
+
+/// The `kind` of the error a failed claim attempt rejects with, from the holder's failure reason.
+#[wasm_bindgen(skip_jsdoc, js_name = claimFailureKind)]
+pub fn claim_failure_kind_of(reason: &str) -> JsString {
+    JsString::from(claim_failure_kind(reason))
 }
 
 /// Jitter seeds only need to differ between workers; Math.random is everywhere, crypto is not.
@@ -85,11 +120,14 @@ impl SettleCore {
     }
 }
 
-/// A grantor's rejection: `stale_claim` is definitive; an `ERR_GRANTOR` failure may be retried
+/// A grantor's rejection: a claim gone ([`claim_gone`]) is definitive; an `ERR_GRANTOR` failure may be retried
 /// unless the request itself was refused or the reply was malformed; anything else is not a
 /// grantor failure and is never retried.
 fn settle_reply(error: &JsValue) -> SettleReply {
-    if get(error, "grantorCode").as_string().as_deref() == Some("stale_claim") {
+    if get(error, "grantorCode")
+        .as_string()
+        .is_some_and(|code| claim_gone(&code))
+    {
         return SettleReply::Stale;
     }
     if get(error, "code").as_string().as_deref() != Some("ERR_GRANTOR") {
@@ -125,10 +163,10 @@ pub struct IdleCore {
 
 #[wasm_bindgen]
 impl IdleCore {
-    /// Waits from `idleDelayMs` doubling to `idleDelayMaxMs`.
+    /// Waits from `idleDelayMs` doubling to `idleDelayMaxMs`; `undefined` is the default.
     #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(base_ms: JsValue, max_ms: JsValue) -> IdleCore {
-        let number = |v: &JsValue| v.as_f64().unwrap_or(f64::NAN);
+        let number = |v: &JsValue| (!v.is_undefined()).then(|| v.as_f64().unwrap_or(f64::NAN));
         IdleCore {
             backoff: IdleBackoff::from_ms(number(&base_ms), number(&max_ms), seed()),
         }

@@ -327,6 +327,14 @@ impl HolderCore {
         core.lease().acquired_at().map(|t| t.0 as f64 / 1000.0)
     }
 
+    /// The `performance.now()` stamp at which the next renewal is due on the lease's own
+    /// schedule, or `undefined` (not held, a renewal in flight, or retrying after a failure).
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = renewDueAtMs)]
+    pub fn renew_due_at_ms(&self) -> Option<f64> {
+        let core = self.shared.core.try_borrow().ok()?;
+        core.renewal_due().map(|t| t.0 as f64 / 1000.0)
+    }
+
     /// Renewal failures in a row.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = consecutiveFailures)]
     pub fn consecutive_failures(&self) -> u32 {
