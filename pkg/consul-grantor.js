@@ -250,10 +250,8 @@ export class ConsulGrantor {
     const attempt = attemptKey("renew", resource, holder, requestId, token);
     // Consul renews to the session's TTL, which it may have raised: that is what was granted.
     // A retried renewal promises no more than the original had left.
-    const replayed = attempt === undefined ? undefined : this.#recent.remainingMs(attempt);
-    if (replayed !== undefined) return { renewed: true, token, durationMs: Math.min(replayed, ttlMs) };
-    if (attempt !== undefined) this.#recent.remember(attempt, startedAt, ttlMs);
-    return { renewed: true, token, durationMs: ttlMs };
+    const promisedMs = attempt === undefined ? ttlMs : this.#recent.promise(attempt, startedAt, ttlMs);
+    return { renewed: true, token, durationMs: promisedMs };
   }
 
   /** Unlocks the key if this holder's grant `token` still holds it, then destroys its session. */

@@ -194,12 +194,10 @@ export class KubernetesLeaseGrantor {
       if (updated === null) continue; // written meanwhile: read again and decide afresh
       expectSpec(updated, holder, token - 1);
       const attempt = attemptKey("renew", resource, holder, requestId, token);
-      const replayed = attempt === undefined ? undefined : this.#recent.remainingMs(attempt);
-      if (replayed !== undefined) {
-        return { renewed: true, token, durationMs: Math.min(replayed, seconds * 1000) };
-      }
-      if (attempt !== undefined) this.#recent.remember(attempt, startedAt, seconds * 1000);
-      return { renewed: true, token, durationMs: seconds * 1000 };
+      // A retried renewal promises no more than the original had left.
+      const grantedMs = seconds * 1000;
+      const promisedMs = attempt === undefined ? grantedMs : this.#recent.promise(attempt, startedAt, grantedMs);
+      return { renewed: true, token, durationMs: promisedMs };
     }
     const lease = await this.#get(name, signal);
     const refusal = refusalFor(lease, holder, token);
