@@ -10,8 +10,16 @@
 // `malformed_reply`, never a grant.
 
 import { LeaseError } from "./errors.js";
-import { RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
-import { issuedToken } from "./protocol.js";
+import {
+  RestEndpoint,
+  RecentCalls,
+  checkDurationMs,
+  checkTextName,
+  checkToken,
+  grantorError,
+  parseJson,
+  statusFailure,
+} from "./fetch-json.js";
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -19,7 +27,6 @@ const MAX_INT64 = (1n << 63n) - 1n;
 const MAX_TTL_SECONDS = 9_000_000_000;
 /** Lease IDs remembered for renewals; beyond this the oldest are forgotten and looked up again. */
 const MAX_TRACKED = 1024;
-const MAX_NAME_LENGTH = 1024;
 
 // gRPC codes whose meaning does not depend on the HTTP status a gateway build maps them to.
 const GRPC_KINDS = new Map([
@@ -119,28 +126,12 @@ function rangedKv(what, txn, index, key) {
   return kv;
 }
 
-function checkName(field, value) {
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
-    throw grantorError("bad_request", `${field} must be a string of 1 to ${MAX_NAME_LENGTH} characters`);
-  }
-}
-
-function checkToken(token) {
-  if (!issuedToken(token)) {
-    throw grantorError("bad_request", "token must be an integer in 1..2^53-1");
-  }
-}
-
-/** The lease TTL for `durationMs`: whole seconds, rounded up, so the holder never asks for less. */
+/**
+ * The lease TTL for `durationMs` (the protocol's 1 to 2^31 - 1 ms): whole seconds, rounded up, so
+ * the holder never asks for less; well within etcd's longest lease.
+ */
 function ttlSeconds(durationMs) {
-  if (!(typeof durationMs === "number" && Number.isFinite(durationMs) && durationMs > 0)) {
-    throw grantorError("bad_request", "durationMs must be a finite number above 0");
-  }
-  const seconds = Math.ceil(durationMs / 1000);
-  if (seconds > MAX_TTL_SECONDS) {
-    throw grantorError("bad_request", `durationMs exceeds etcd's longest lease (${MAX_TTL_SECONDS} s)`);
-  }
-  return seconds;
+  return Math.ceil(checkDurationMs(durationMs) / 1000);
 }
 
 /**
@@ -215,8 +206,8 @@ export class EtcdGrantor {
    * `{granted: false, holder, expiresInMs?}`.
    */
   async grant({ resource, holder, durationMs, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     const what = "grant";
     const ttl = ttlSeconds(durationMs);
     const key = toBase64(this.keyOf(resource));
@@ -285,8 +276,8 @@ export class EtcdGrantor {
    * than the original renewal has left.
    */
   async renew({ resource, holder, token, requestId, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     checkToken(token);
     const startedAt = performance.now();
     const what = "renew";
@@ -349,8 +340,8 @@ export class EtcdGrantor {
    * idempotent, and never touches a newer grant.
    */
   async release({ resource, holder, token, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     checkToken(token);
     const what = "release";
     const key = toBase64(this.keyOf(resource));

@@ -37,6 +37,19 @@ export function checkHolder(holder) {
   return holder;
 }
 
+/**
+ * `resource` or `holder` (`field`) for a store that keeps names as any text (etcd, Redis): a
+ * non-empty string within the protocol's length. Those stores hold UTF-8 names intact, and their
+ * users rely on it, so only the length is the protocol's, not its printable-ASCII alphabet.
+ */
+export function checkTextName(field, value) {
+  const max = field === "resource" ? limit().maxResourceLength : limit().maxHolderLength;
+  if (typeof value !== "string" || value === "" || value.length > max) {
+    throw badArgument(`bad_${field}`, `${field} must be a string of 1 to ${max} characters`);
+  }
+  return value;
+}
+
 /** `requestId`: absent, or a non-empty printable ASCII string within the protocol's length. */
 export function checkRequestId(requestId) {
   if (requestId === undefined) return undefined;
