@@ -20,6 +20,7 @@ import {
   parseJson,
   statusFailure,
 } from "./fetch-json.js";
+import { RENEW_REFUSAL } from "./protocol.js";
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -288,18 +289,18 @@ export class EtcdGrantor {
       // Granted through another instance, or forgotten: the key says which lease it lives on.
       const found = await this.#call(what, "/v3/kv/range", { key }, signal);
       const kv = rangedKv(what, { responses: [{ response_range: found }] }, 0, key);
-      if (kv === null) return { renewed: false, reason: "expired" };
+      if (kv === null) return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
       const mine =
         fromBase64(what, "value", kv.value) === holder && revision(what, kv.create_revision) === token;
       lease = leaseId(what, kv.lease, { optional: true });
-      if (!mine || lease === null) return { renewed: false, reason: "not_holder" };
+      if (!mine || lease === null) return { renewed: false, reason: RENEW_REFUSAL.NOT_HOLDER };
       this.#track(resource, holder, token, lease);
     }
 
     const ttl = await this.#keepAlive(lease, signal);
     if (ttl <= 0) {
       this.#leases.delete(id);
-      return { renewed: false, reason: "expired" };
+      return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
     }
     // A live lease is not enough: the key may have been deleted (or replaced) by someone else
     // while the lease lived on, and a renewal must not vouch for a grant that no longer exists.
@@ -331,7 +332,7 @@ export class EtcdGrantor {
     if (kv === null || leaseId(what, kv.lease, { optional: true }) !== lease) {
       await this.#revoke(lease, signal).catch(() => false);
     }
-    return { renewed: false, reason: "not_holder" };
+    return { renewed: false, reason: RENEW_REFUSAL.NOT_HOLDER };
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   statusFailure,
 } from "./fetch-json.js";
 import { LeaseError } from "./errors.js";
+import { ERROR_CODE, RENEW_REFUSAL } from "./protocol.js";
 import { coreModule } from "./core.js";
 import { ObserverCore } from "./glue/tenure.js";
 
@@ -327,7 +328,7 @@ function checkName(resource) {
     throw grantorError(
       "bad_request",
       "resource must be a Kubernetes object name: lowercase letters, digits, '-' and '.', at most 253",
-      { grantorCode: "bad_resource" },
+      { grantorCode: ERROR_CODE.BAD_RESOURCE },
     );
   }
   return resource;
@@ -410,12 +411,12 @@ function expectSpec(lease, holder, transitions) {
 
 /** Why `holder` cannot renew or release grant `token` given the Lease; undefined if it can. */
 function refusalFor(lease, holder, token) {
-  if (lease === null) return "unknown"; // no such Lease
+  if (lease === null) return RENEW_REFUSAL.UNKNOWN; // no such Lease
   const grantToken = lease.spec.leaseTransitions + 1;
-  if (grantToken < token) return "unknown"; // a token never handed out
-  if (grantToken > token) return "not_holder"; // granted again since
-  if (lease.spec.holderIdentity === "") return "expired"; // released, or cleared by someone
-  if (lease.spec.holderIdentity !== holder) return "not_holder";
+  if (grantToken < token) return RENEW_REFUSAL.UNKNOWN; // a token never handed out
+  if (grantToken > token) return RENEW_REFUSAL.NOT_HOLDER; // granted again since
+  if (lease.spec.holderIdentity === "") return RENEW_REFUSAL.EXPIRED; // released, or cleared by someone
+  if (lease.spec.holderIdentity !== holder) return RENEW_REFUSAL.NOT_HOLDER;
   return undefined;
 }
 

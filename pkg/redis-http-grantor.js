@@ -19,6 +19,7 @@ import {
   parseJson,
   statusFailure,
 } from "./fetch-json.js";
+import { RENEW_REFUSAL } from "./protocol.js";
 
 // Grant. KEYS[1] the lock, KEYS[2] its fence counter; ARGV[1] the holder, ARGV[2] the duration
 // in ms. Returns {1, value, ms} for a new grant, {2, value, pttl} when the holder already holds
@@ -193,9 +194,9 @@ export class RedisHttpGrantor {
         return { renewed: true, token, durationMs: promised };
       }
       case 0:
-        return { renewed: false, reason: "expired" };
+        return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
       case -1:
-        return { renewed: false, reason: "not_holder" };
+        return { renewed: false, reason: RENEW_REFUSAL.NOT_HOLDER };
       default:
         throw malformed(what, `unknown result ${result}`);
     }
