@@ -21,7 +21,7 @@ import {
   parseJson,
   statusFailure,
 } from "./fetch-json.js";
-import { limit } from "./protocol.js";
+import { ERROR_CODE, RENEW_REFUSAL, limit } from "./protocol.js";
 
 const perf = globalThis.performance;
 
@@ -172,10 +172,10 @@ export class ConsulGrantor {
   keyOf(resource) {
     const max = limit().maxResourceLength;
     if (typeof resource !== "string" || resource === "" || resource.length > max) {
-      throw badArgument("bad_resource", `resource must be a string of 1 to ${max} characters`);
+      throw badArgument(ERROR_CODE.BAD_RESOURCE, `resource must be a string of 1 to ${max} characters`);
     }
     const problem = checkKeyPath(resource, "resource");
-    if (problem !== undefined) throw badArgument("bad_resource", problem);
+    if (problem !== undefined) throw badArgument(ERROR_CODE.BAD_RESOURCE, problem);
     return this.#keyPrefix + resource;
   }
 
@@ -242,18 +242,16 @@ export class ConsulGrantor {
     const refusal = refusalFor(entry, holder, token);
     if (refusal !== undefined) return { renewed: false, reason: refusal };
     const ttlMs = await this.#renewSession(entry.session, signal);
-    if (ttlMs === undefined) return { renewed: false, reason: "expired" };
+    if (ttlMs === undefined) return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
     const after = await this.#read(key, signal);
     if (after?.session !== entry.session || after.lockIndex !== token) {
-      return { renewed: false, reason: refusalFor(after, holder, token) ?? "not_holder" };
+      return { renewed: false, reason: refusalFor(after, holder, token) ?? RENEW_REFUSAL.NOT_HOLDER };
     }
     const attempt = attemptKey("renew", resource, holder, requestId, token);
     // Consul renews to the session's TTL, which it may have raised: that is what was granted.
     // A retried renewal promises no more than the original had left.
-    const replayed = attempt === undefined ? undefined : this.#recent.remainingMs(attempt);
-    if (replayed !== undefined) return { renewed: true, token, durationMs: Math.min(replayed, ttlMs) };
-    if (attempt !== undefined) this.#recent.remember(attempt, startedAt, ttlMs);
-    return { renewed: true, token, durationMs: ttlMs };
+    const promisedMs = attempt === undefined ? ttlMs : this.#recent.promise(attempt, startedAt, ttlMs);
+    return { renewed: true, token, durationMs: promisedMs };
   }
 
   /** Unlocks the key if this holder's grant `token` still holds it, then destroys its session. */
@@ -408,11 +406,11 @@ function denied(owner) {
 
 /** Why `holder` cannot renew or release grant `token` given the key's state; undefined if it can. */
 function refusalFor(entry, holder, token) {
-  if (entry === null || entry === undefined) return "unknown"; // no such key
-  if (entry.lockIndex < token) return "unknown"; // a token never handed out
-  if (entry.lockIndex > token) return "not_holder"; // locked again since
-  if (entry.session === undefined) return "expired"; // the session ended and unlocked the key
-  if (ownerOf(entry.value)?.holder !== holder) return "not_holder";
+  if (entry === null || entry === undefined) return RENEW_REFUSAL.UNKNOWN; // no such key
+  if (entry.lockIndex < token) return RENEW_REFUSAL.UNKNOWN; // a token never handed out
+  if (entry.lockIndex > token) return RENEW_REFUSAL.NOT_HOLDER; // locked again since
+  if (entry.session === undefined) return RENEW_REFUSAL.EXPIRED; // the session ended and unlocked the key
+  if (ownerOf(entry.value)?.holder !== holder) return RENEW_REFUSAL.NOT_HOLDER;
   return undefined;
 }
 

@@ -10,8 +10,17 @@
 // `malformed_reply`, never a grant.
 
 import { LeaseError } from "./errors.js";
-import { RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
-import { issuedToken } from "./protocol.js";
+import {
+  RestEndpoint,
+  RecentCalls,
+  checkDurationMs,
+  checkTextName,
+  checkToken,
+  grantorError,
+  parseJson,
+  statusFailure,
+} from "./fetch-json.js";
+import { RENEW_REFUSAL } from "./protocol.js";
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -19,7 +28,6 @@ const MAX_INT64 = (1n << 63n) - 1n;
 const MAX_TTL_SECONDS = 9_000_000_000;
 /** Lease IDs remembered for renewals; beyond this the oldest are forgotten and looked up again. */
 const MAX_TRACKED = 1024;
-const MAX_NAME_LENGTH = 1024;
 
 // gRPC codes whose meaning does not depend on the HTTP status a gateway build maps them to.
 const GRPC_KINDS = new Map([
@@ -119,28 +127,12 @@ function rangedKv(what, txn, index, key) {
   return kv;
 }
 
-function checkName(field, value) {
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
-    throw grantorError("bad_request", `${field} must be a string of 1 to ${MAX_NAME_LENGTH} characters`);
-  }
-}
-
-function checkToken(token) {
-  if (!issuedToken(token)) {
-    throw grantorError("bad_request", "token must be an integer in 1..2^53-1");
-  }
-}
-
-/** The lease TTL for `durationMs`: whole seconds, rounded up, so the holder never asks for less. */
+/**
+ * The lease TTL for `durationMs` (the protocol's 1 to 2^31 - 1 ms): whole seconds, rounded up, so
+ * the holder never asks for less; well within etcd's longest lease.
+ */
 function ttlSeconds(durationMs) {
-  if (!(typeof durationMs === "number" && Number.isFinite(durationMs) && durationMs > 0)) {
-    throw grantorError("bad_request", "durationMs must be a finite number above 0");
-  }
-  const seconds = Math.ceil(durationMs / 1000);
-  if (seconds > MAX_TTL_SECONDS) {
-    throw grantorError("bad_request", `durationMs exceeds etcd's longest lease (${MAX_TTL_SECONDS} s)`);
-  }
-  return seconds;
+  return Math.ceil(checkDurationMs(durationMs) / 1000);
 }
 
 /**
@@ -215,8 +207,8 @@ export class EtcdGrantor {
    * `{granted: false, holder, expiresInMs?}`.
    */
   async grant({ resource, holder, durationMs, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     const what = "grant";
     const ttl = ttlSeconds(durationMs);
     const key = toBase64(this.keyOf(resource));
@@ -285,8 +277,8 @@ export class EtcdGrantor {
    * than the original renewal has left.
    */
   async renew({ resource, holder, token, requestId, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     checkToken(token);
     const startedAt = performance.now();
     const what = "renew";
@@ -297,18 +289,18 @@ export class EtcdGrantor {
       // Granted through another instance, or forgotten: the key says which lease it lives on.
       const found = await this.#call(what, "/v3/kv/range", { key }, signal);
       const kv = rangedKv(what, { responses: [{ response_range: found }] }, 0, key);
-      if (kv === null) return { renewed: false, reason: "expired" };
+      if (kv === null) return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
       const mine =
         fromBase64(what, "value", kv.value) === holder && revision(what, kv.create_revision) === token;
       lease = leaseId(what, kv.lease, { optional: true });
-      if (!mine || lease === null) return { renewed: false, reason: "not_holder" };
+      if (!mine || lease === null) return { renewed: false, reason: RENEW_REFUSAL.NOT_HOLDER };
       this.#track(resource, holder, token, lease);
     }
 
     const ttl = await this.#keepAlive(lease, signal);
     if (ttl <= 0) {
       this.#leases.delete(id);
-      return { renewed: false, reason: "expired" };
+      return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
     }
     // A live lease is not enough: the key may have been deleted (or replaced) by someone else
     // while the lease lived on, and a renewal must not vouch for a grant that no longer exists.
@@ -340,7 +332,7 @@ export class EtcdGrantor {
     if (kv === null || leaseId(what, kv.lease, { optional: true }) !== lease) {
       await this.#revoke(lease, signal).catch(() => false);
     }
-    return { renewed: false, reason: "not_holder" };
+    return { renewed: false, reason: RENEW_REFUSAL.NOT_HOLDER };
   }
 
   /**
@@ -349,8 +341,8 @@ export class EtcdGrantor {
    * idempotent, and never touches a newer grant.
    */
   async release({ resource, holder, token, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     checkToken(token);
     const what = "release";
     const key = toBase64(this.keyOf(resource));

@@ -7,12 +7,12 @@
 
 import { LeaseError } from "./errors.js";
 import { parseReplyJson } from "./strict-json.js";
-import { checkedBaseUrl, grantorError, readLimited, retryAfterMs } from "./http-grantor.js";
+import { checkedBaseUrl, checkedTimeoutMs, grantorError, readLimited, statusFailure } from "./http-grantor.js";
 import { RecentCallsCore } from "./glue/tenure.js";
 import { coreModule } from "./core.js";
-import { issuedToken, limit, requestDuration, statusKind, validName } from "./protocol.js";
+import { ERROR_CODE, issuedToken, limit, requestDuration, validName } from "./protocol.js";
 
-export { grantorError };
+export { grantorError, statusFailure };
 
 const perf = globalThis.performance;
 
@@ -32,9 +32,24 @@ export function badArgument(grantorCode, message) {
 export function checkHolder(holder) {
   const max = limit().maxHolderLength;
   if (!validName(holder, max)) {
-    throw badArgument("bad_holder", `holder must be 1 to ${max} printable ASCII characters`);
+    throw badArgument(ERROR_CODE.BAD_HOLDER, `holder must be 1 to ${max} printable ASCII characters`);
   }
   return holder;
+}
+
+/**
+ * `resource` or `holder` (`field`) for a store that keeps names as any text (etcd, Redis): a
+ * non-empty string within the protocol's length. Those stores hold UTF-8 names intact, and their
+ * users rely on it, so only the length is the protocol's, not its printable-ASCII alphabet.
+ */
+export function checkTextName(field, value) {
+  const resource = field === "resource";
+  const max = resource ? limit().maxResourceLength : limit().maxHolderLength;
+  if (typeof value !== "string" || value === "" || value.length > max) {
+    const code = resource ? ERROR_CODE.BAD_RESOURCE : ERROR_CODE.BAD_HOLDER;
+    throw badArgument(code, `${field} must be a string of 1 to ${max} characters`);
+  }
+  return value;
 }
 
 /** `requestId`: absent, or a non-empty printable ASCII string within the protocol's length. */
@@ -42,7 +57,7 @@ export function checkRequestId(requestId) {
   if (requestId === undefined) return undefined;
   const max = limit().maxRequestIdLength;
   if (!validName(requestId, max)) {
-    throw badArgument("bad_request_id", `requestId must be 1 to ${max} printable ASCII characters`);
+    throw badArgument(ERROR_CODE.BAD_REQUEST_ID, `requestId must be 1 to ${max} printable ASCII characters`);
   }
   return requestId;
 }
@@ -50,7 +65,7 @@ export function checkRequestId(requestId) {
 /** `durationMs`: an integer from 1 to the protocol's longest duration (2^31 - 1). */
 export function checkDurationMs(durationMs) {
   if (!requestDuration(durationMs)) {
-    throw badArgument("bad_duration", `durationMs must be an integer from 1 to ${limit().maxDurationMs}`);
+    throw badArgument(ERROR_CODE.BAD_DURATION, `durationMs must be an integer from 1 to ${limit().maxDurationMs}`);
   }
   return durationMs;
 }
@@ -58,7 +73,7 @@ export function checkDurationMs(durationMs) {
 /** `token`: one a grantor can have issued, an integer from 1 to 2^53 - 1. */
 export function checkToken(token) {
   if (!issuedToken(token)) {
-    throw badArgument("bad_token", "token must be a positive safe integer");
+    throw badArgument(ERROR_CODE.BAD_TOKEN, "token must be a positive safe integer");
   }
   return token;
 }
@@ -93,7 +108,7 @@ export class RestEndpoint {
    * @param {number} maxReplyBytes a longer reply is a `malformed_reply`
    */
   constructor(
-    { baseUrl, headers = {}, timeoutMs = 10_000, credentials, fetch } = {},
+    { baseUrl, headers = {}, timeoutMs, credentials, fetch } = {},
     authHeaders = {},
     maxReplyBytes = MAX_REPLY_BYTES,
   ) {
@@ -102,9 +117,7 @@ export class RestEndpoint {
     if (url.search !== "" || url.hash !== "") {
       throw configError("baseUrl", "baseUrl must not have a query or a fragment");
     }
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw configError("timeoutMs", "timeoutMs must be a finite number above 0");
-    }
+    const requestTimeoutMs = checkedTimeoutMs(timeoutMs);
     if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
       throw configError("headers", "headers must be an object of header names to strings");
     }
@@ -121,7 +134,7 @@ export class RestEndpoint {
       fetch ?? (typeof globalThis.fetch === "function" ? (u, init) => globalThis.fetch(u, init) : undefined);
     if (typeof fetchFunction !== "function") throw configError("fetch", "no fetch function available");
     this.#headers = { ...headers, ...authHeaders };
-    this.#timeoutMs = timeoutMs;
+    this.#timeoutMs = requestTimeoutMs;
     this.#credentials = credentials;
     this.#fetch = fetchFunction;
     this.#maxReplyBytes = maxReplyBytes;
@@ -173,28 +186,6 @@ export function parseJson(what, text, status) {
     return parseReplyJson(text);
   } catch (error) {
     throw grantorError("malformed_reply", `${what}: reply is not JSON`, { status, cause: error });
-  }
-}
-
-/**
- * The failure a non-2xx reply stands for, as the core maps statuses: `rate_limited` (429, with
- * `Retry-After`), `timed_out` (408), `server_error` (5xx), else `bad_request` (a refused request,
- * a redirect, failed authentication), unless the adapter knows better and passes `kind`.
- * `grantorCode` and `message` are what the reply body said, if anything.
- */
-export function statusFailure(what, { status, headers }, { grantorCode, message, kind } = {}) {
-  const extra = { status, grantorCode, retryAfterMs: retryAfterMs(headers.get("retry-after")) };
-  // The body is the server's (or a middlebox's) text: keep enough to diagnose, not a whole page.
-  const detail = typeof message === "string" ? `: ${message.slice(0, 200)}` : "";
-  if (kind !== undefined) return grantorError(kind, `${what}: ${status}${detail}`, extra);
-  const failure = statusKind(status);
-  switch (failure) {
-    case "rate_limited":
-      return grantorError(failure, `${what}: rate limited${detail}`, extra);
-    case "server_error":
-      return grantorError(failure, `${what}: error ${status}${detail}`, extra);
-    default:
-      return grantorError(failure, `${what}: ${status}${detail || " refused"}`, extra);
   }
 }
 

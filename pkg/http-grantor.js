@@ -6,7 +6,7 @@ import { BatchCore } from "./glue/tenure.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
-import { statusKind } from "./protocol.js";
+import { ERROR_CODE, limit, statusKind } from "./protocol.js";
 
 /** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
 const MAX_REPLY_BYTES = 64 * 1024;
@@ -57,7 +57,7 @@ function checkedSecret(secret, field) {
   if (secret === undefined) return undefined;
   if (typeof secret !== "string" || secret === "") {
     throw grantorError("bad_request", `${field} must be a non-empty string`, {
-      grantorCode: field === "claimSecret" ? "bad_claim_secret" : "bad_lease_secret",
+      grantorCode: field === "claimSecret" ? ERROR_CODE.BAD_CLAIM_SECRET : ERROR_CODE.BAD_LEASE_SECRET,
     });
   }
   return secret;
@@ -130,6 +130,45 @@ export async function readLimited(response, limit) {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch (error) {
     throw grantorError("malformed_reply", "reply is not valid UTF-8", { cause: error });
+  }
+}
+
+/**
+ * `timeoutMs`, each request's own timeout: 10 000 when absent, else a number above 0 and within a
+ * timer's reach (the protocol's longest duration, 2^31 - 1); else a config error.
+ */
+export function checkedTimeoutMs(timeoutMs = 10_000) {
+  const max = limit().maxDurationMs;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= max)) {
+    throw new LeaseError("ERR_LEASE_CONFIG", `timeoutMs must be a number above 0 and at most ${max}`, {
+      field: "timeoutMs",
+    });
+  }
+  return timeoutMs;
+}
+
+/**
+ * The failure a non-2xx reply stands for, as the core maps statuses: `rate_limited` (429, with
+ * `Retry-After`), `timed_out` (408: the server gave up waiting for the request, nothing was
+ * done), `server_error` (5xx), else `bad_request` (a refused request, a redirect, failed
+ * authentication), unless the caller knows better and passes `kind`. `grantorCode` and `message`
+ * are what the reply body said, if anything.
+ */
+export function statusFailure(what, { status, headers }, { grantorCode, message, kind } = {}) {
+  const extra = { status, grantorCode, retryAfterMs: retryAfterMs(headers.get("retry-after")) };
+  // The body is the server's (or a middlebox's) text: keep enough to diagnose, not a whole page.
+  const detail = typeof message === "string" ? `: ${message.slice(0, 200)}` : "";
+  if (kind !== undefined) return grantorError(kind, `${what}: ${status}${detail}`, extra);
+  const failure = statusKind(status);
+  switch (failure) {
+    case "rate_limited":
+      return grantorError(failure, `${what}: rate limited${detail}`, extra);
+    case "timed_out":
+      return grantorError(failure, `${what}: request timed out at the server${detail}`, extra);
+    case "server_error":
+      return grantorError(failure, `${what}: error ${status}${detail}`, extra);
+    default:
+      return grantorError(failure, `${what}: ${status}${detail || " refused"}`, extra);
   }
 }
 
@@ -373,14 +412,10 @@ export class HttpGrantor {
   /** Set once the grantor refuses `claimNext` (it predates it): settle, then claim apart. */
   #claimNextRefused = false;
 
-  constructor({ baseUrl, apiKey, headers = {}, timeoutMs = 10_000, credentials, fetch, batchRenewals } = {}) {
+  constructor({ baseUrl, apiKey, headers = {}, timeoutMs, credentials, fetch, batchRenewals } = {}) {
     this.#baseUrl = checkedBaseUrl(baseUrl);
     const batching = batchCore(batchRenewals);
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw new LeaseError("ERR_LEASE_CONFIG", "timeoutMs must be a finite number above 0", {
-        field: "timeoutMs",
-      });
-    }
+    const requestTimeoutMs = checkedTimeoutMs(timeoutMs);
     if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
       throw new LeaseError("ERR_LEASE_CONFIG", "headers must be an object of header names to strings", {
         field: "headers",
@@ -395,7 +430,7 @@ export class HttpGrantor {
       throw new LeaseError("ERR_LEASE_CONFIG", "no fetch function available", { field: "fetch" });
     }
     this.#headers = key === undefined ? { ...headers } : { ...headers, authorization: `Bearer ${key}` };
-    this.#timeoutMs = timeoutMs;
+    this.#timeoutMs = requestTimeoutMs;
     this.#credentials = credentials;
     this.#fetch = fetchFunction;
     if (batching !== null) {
@@ -643,18 +678,6 @@ export class HttpGrantor {
     } catch {
       grantorCode = undefined;
     }
-    const extra = { status, grantorCode, retryAfterMs: retryAfterMs(response.headers.get("retry-after")) };
-    const kind = statusKind(status);
-    switch (kind) {
-      case "rate_limited":
-        throw grantorError(kind, `${path}: rate limited`, extra);
-      // The grantor gave up waiting for the request (it came too slowly): nothing was done.
-      case "timed_out":
-        throw grantorError(kind, `${path}: request timed out at the grantor`, extra);
-      case "server_error":
-        throw grantorError(kind, `${path}: grantor error ${status}`, extra);
-      default:
-        throw grantorError(kind, `${path}: ${status} ${grantorCode ?? "refused"}`, extra);
-    }
+    throw statusFailure(path, response, { grantorCode, message: grantorCode });
   }
 }

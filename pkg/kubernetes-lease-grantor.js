@@ -17,6 +17,7 @@ import {
   statusFailure,
 } from "./fetch-json.js";
 import { LeaseError } from "./errors.js";
+import { ERROR_CODE, RENEW_REFUSAL } from "./protocol.js";
 import { coreModule } from "./core.js";
 import { ObserverCore } from "./glue/tenure.js";
 
@@ -194,12 +195,10 @@ export class KubernetesLeaseGrantor {
       if (updated === null) continue; // written meanwhile: read again and decide afresh
       expectSpec(updated, holder, token - 1);
       const attempt = attemptKey("renew", resource, holder, requestId, token);
-      const replayed = attempt === undefined ? undefined : this.#recent.remainingMs(attempt);
-      if (replayed !== undefined) {
-        return { renewed: true, token, durationMs: Math.min(replayed, seconds * 1000) };
-      }
-      if (attempt !== undefined) this.#recent.remember(attempt, startedAt, seconds * 1000);
-      return { renewed: true, token, durationMs: seconds * 1000 };
+      // A retried renewal promises no more than the original had left.
+      const grantedMs = seconds * 1000;
+      const promisedMs = attempt === undefined ? grantedMs : this.#recent.promise(attempt, startedAt, grantedMs);
+      return { renewed: true, token, durationMs: promisedMs };
     }
     const lease = await this.#get(name, signal);
     const refusal = refusalFor(lease, holder, token);
@@ -329,7 +328,7 @@ function checkName(resource) {
     throw grantorError(
       "bad_request",
       "resource must be a Kubernetes object name: lowercase letters, digits, '-' and '.', at most 253",
-      { grantorCode: "bad_resource" },
+      { grantorCode: ERROR_CODE.BAD_RESOURCE },
     );
   }
   return resource;
@@ -412,12 +411,12 @@ function expectSpec(lease, holder, transitions) {
 
 /** Why `holder` cannot renew or release grant `token` given the Lease; undefined if it can. */
 function refusalFor(lease, holder, token) {
-  if (lease === null) return "unknown"; // no such Lease
+  if (lease === null) return RENEW_REFUSAL.UNKNOWN; // no such Lease
   const grantToken = lease.spec.leaseTransitions + 1;
-  if (grantToken < token) return "unknown"; // a token never handed out
-  if (grantToken > token) return "not_holder"; // granted again since
-  if (lease.spec.holderIdentity === "") return "expired"; // released, or cleared by someone
-  if (lease.spec.holderIdentity !== holder) return "not_holder";
+  if (grantToken < token) return RENEW_REFUSAL.UNKNOWN; // a token never handed out
+  if (grantToken > token) return RENEW_REFUSAL.NOT_HOLDER; // granted again since
+  if (lease.spec.holderIdentity === "") return RENEW_REFUSAL.EXPIRED; // released, or cleared by someone
+  if (lease.spec.holderIdentity !== holder) return RENEW_REFUSAL.NOT_HOLDER;
   return undefined;
 }
 

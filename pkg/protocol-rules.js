@@ -12,6 +12,8 @@ export const MAX_RESOURCE_LENGTH = 256;
 export const MAX_HOLDER_LENGTH = 256;
 /** The longest request id. */
 export const MAX_REQUEST_ID_LENGTH = 128;
+/** The shortest duration a holder may ask for. */
+export const MIN_DURATION_MS = 1;
 /** The longest duration a holder may ask for: 2^31 - 1 ms. */
 export const MAX_DURATION_MS = 2147483647;
 /** The characters of names, holders and request ids: printable ASCII. */
@@ -33,3 +35,50 @@ export const CODE_KINDS = {
   not_implemented: "server_error",
   storage_unavailable: "server_error",
 };
+/** The protocol's error codes, by their names in upper case. */
+export const ERROR_CODE = Object.freeze({
+  BAD_JSON: "bad_json",
+  WRONG_TYPE: "wrong_type",
+  UNKNOWN_FIELD: "unknown_field",
+  MISSING_FIELD: "missing_field",
+  BAD_QUERY: "bad_query",
+  BAD_RESOURCE: "bad_resource",
+  BAD_HOLDER: "bad_holder",
+  BAD_REQUEST_ID: "bad_request_id",
+  BAD_DURATION: "bad_duration",
+  BAD_TOKEN: "bad_token",
+  BAD_QUEUE: "bad_queue",
+  BAD_WORKER: "bad_worker",
+  BAD_DEDUPE_KEY: "bad_dedupe_key",
+  BAD_ITEM_ID: "bad_item_id",
+  BAD_MAX_ATTEMPTS: "bad_max_attempts",
+  BAD_ITEMS: "bad_items",
+  BAD_BATCH: "bad_batch",
+  UNAUTHORIZED: "unauthorized",
+  FORBIDDEN: "forbidden",
+  FORBIDDEN_NAMESPACE: "forbidden_namespace",
+  ADMIN_ONLY: "admin_only",
+  BAD_LEASE_SECRET: "bad_lease_secret",
+  BAD_CLAIM_SECRET: "bad_claim_secret",
+  ORIGIN_NOT_ALLOWED: "origin_not_allowed",
+  NOT_FOUND: "not_found",
+  NO_SUCH_ITEM: "no_such_item",
+  METHOD_NOT_ALLOWED: "method_not_allowed",
+  REQUEST_TIMEOUT: "request_timeout",
+  REQUEST_ID_REUSED: "request_id_reused",
+  STALE_CLAIM: "stale_claim",
+  TOKEN_EXHAUSTED: "token_exhausted",
+  BODY_TOO_LARGE: "body_too_large",
+  UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
+  RATE_LIMITED: "rate_limited",
+  INTERNAL: "internal",
+  NOT_IMPLEMENTED: "not_implemented",
+  STORAGE_UNAVAILABLE: "storage_unavailable",
+});
+/** Why a grantor refuses a renewal, by the reasons' names in upper case. */
+export const RENEW_REFUSAL = Object.freeze({
+  EXPIRED: "expired",
+  REVOKED: "revoked",
+  NOT_HOLDER: "not_holder",
+  UNKNOWN: "unknown",
+});

@@ -5,15 +5,20 @@
 
 import {
   CODE_KINDS,
+  ERROR_CODE,
   FIRST_TOKEN,
   MAX_DURATION_MS,
   MAX_HOLDER_LENGTH,
   MAX_REQUEST_ID_LENGTH,
   MAX_RESOURCE_LENGTH,
   MAX_TOKEN,
+  MIN_DURATION_MS,
   NAME_PATTERN,
+  RENEW_REFUSAL,
   STATUS_KINDS,
 } from "./protocol-rules.js";
+
+export { ERROR_CODE, RENEW_REFUSAL };
 
 const LIMITS = Object.freeze({
   maxToken: MAX_TOKEN,
@@ -40,7 +45,7 @@ export function validName(name, maxLength) {
 
 /** Whether `durationMs` is a duration a holder may ask for: an integer from 1 to 2^31 - 1. */
 export function requestDuration(durationMs) {
-  return Number.isSafeInteger(durationMs) && durationMs >= 1 && durationMs <= MAX_DURATION_MS;
+  return Number.isSafeInteger(durationMs) && durationMs >= MIN_DURATION_MS && durationMs <= MAX_DURATION_MS;
 }
 
 /** The failure kind of a non-2xx reply: `rate_limited`, `timed_out`, `server_error` or `bad_request`. */

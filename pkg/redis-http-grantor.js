@@ -9,10 +9,17 @@
 // these keys), and a replica promoted after an asynchronous failover may have lost recent grants.
 
 import { LeaseError } from "./errors.js";
-import { RestEndpoint, RecentCalls, grantorError, parseJson, statusFailure } from "./fetch-json.js";
-import { issuedToken, limit } from "./protocol.js";
-
-const MAX_NAME_LENGTH = 1024;
+import {
+  RestEndpoint,
+  RecentCalls,
+  checkDurationMs,
+  checkTextName,
+  checkToken,
+  grantorError,
+  parseJson,
+  statusFailure,
+} from "./fetch-json.js";
+import { RENEW_REFUSAL } from "./protocol.js";
 
 // Grant. KEYS[1] the lock, KEYS[2] its fence counter; ARGV[1] the holder, ARGV[2] the duration
 // in ms. Returns {1, value, ms} for a new grant, {2, value, pttl} when the holder already holds
@@ -43,29 +50,6 @@ const RELEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call
 return 0`;
 
 const malformed = (what, detail) => grantorError("malformed_reply", `${what}: ${detail}`);
-
-function checkName(field, value) {
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_NAME_LENGTH) {
-    throw grantorError("bad_request", `${field} must be a string of 1 to ${MAX_NAME_LENGTH} characters`);
-  }
-}
-
-function checkToken(token) {
-  if (!issuedToken(token)) {
-    throw grantorError("bad_request", "token must be an integer in 1..2^53-1");
-  }
-}
-
-/** Whole milliseconds for `PX`, rounded up, so the holder never gets less than it asked for. */
-function durationOf(durationMs) {
-  if (!(typeof durationMs === "number" && Number.isFinite(durationMs) && durationMs > 0)) {
-    throw grantorError("bad_request", "durationMs must be a finite number above 0");
-  }
-  const ms = Math.ceil(durationMs);
-  const { maxDurationMs } = limit();
-  if (ms > maxDurationMs) throw grantorError("bad_request", `durationMs exceeds ${maxDurationMs}`);
-  return ms;
-}
 
 /**
  * A grant's stored value, `<token>:<holder>`: the token a canonical decimal in 1..2^53-1 (the
@@ -151,10 +135,10 @@ export class RedisHttpGrantor {
    * `{granted: false, holder, expiresInMs?}` naming the current holder.
    */
   async grant({ resource, holder, durationMs, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     const what = "grant";
-    const ms = durationOf(durationMs);
+    const ms = checkDurationMs(durationMs);
     const key = this.keyOf(resource);
     const result = await this.#eval(what, GRANT, [key, `${key}:fence`], [holder, String(ms)], signal);
     if (!Array.isArray(result) || result.length !== 3) {
@@ -195,12 +179,12 @@ export class RedisHttpGrantor {
    * more than the original renewal has left.
    */
   async renew({ resource, holder, token, durationMs, requestId, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     checkToken(token);
     const startedAt = performance.now();
     const what = "renew";
-    const ms = durationOf(durationMs);
+    const ms = checkDurationMs(durationMs);
     const value = `${token}:${holder}`;
     const result = await this.#eval(what, RENEW, [this.keyOf(resource)], [value, String(ms)], signal);
     switch (integer(what, "result", result)) {
@@ -210,9 +194,9 @@ export class RedisHttpGrantor {
         return { renewed: true, token, durationMs: promised };
       }
       case 0:
-        return { renewed: false, reason: "expired" };
+        return { renewed: false, reason: RENEW_REFUSAL.EXPIRED };
       case -1:
-        return { renewed: false, reason: "not_holder" };
+        return { renewed: false, reason: RENEW_REFUSAL.NOT_HOLDER };
       default:
         throw malformed(what, `unknown result ${result}`);
     }
@@ -220,8 +204,8 @@ export class RedisHttpGrantor {
 
   /** Deletes the grant's key if it still holds this grant: `{released}`; idempotent. */
   async release({ resource, holder, token, signal }) {
-    checkName("resource", resource);
-    checkName("holder", holder);
+    checkTextName("resource", resource);
+    checkTextName("holder", holder);
     checkToken(token);
     const what = "release";
     const result = await this.#eval(what, RELEASE, [this.keyOf(resource)], [`${token}:${holder}`], signal);

@@ -479,6 +479,9 @@ impl core::fmt::Display for MalformedReply {
 /// holder can schedule. The grantor clamps accepted durations further to its configured range.
 pub const MAX_REQUEST_DURATION_MS: u64 = 2_147_483_647;
 
+/// The shortest `durationMs` a request may carry: 1 ms (a lease of no time is no lease).
+pub const MIN_REQUEST_DURATION_MS: u64 = 1;
+
 /// Reply to [`ReleaseRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]

@@ -72,6 +72,12 @@ pub fn ceil_ms(d: Duration) -> u64 {
     u64::try_from(ms).unwrap_or(u64::MAX)
 }
 
+/// Whole milliseconds a live grant with `remaining` left reports as its expiry: rounded up, and
+/// at least 1, since at its expiry instant it is still live (and 0 would say it is not).
+pub fn expires_in_ms(remaining: Duration) -> u64 {
+    ceil_ms(remaining).max(1)
+}
+
 /// Why a request is refused with an error rather than answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuleError {
@@ -211,10 +217,9 @@ pub fn grant(
     })
 }
 
-/// The denial `live` stands for: who holds it and how long it has left, at least 1 ms, since at
-/// its expiry instant it is still live.
+/// The denial `live` stands for: who holds it and how long it has left ([`expires_in_ms`]).
 fn denial(live: LiveGrant<'_>) -> GrantReply {
-    GrantReply::denied(live.holder.to_owned(), ceil_ms(live.remaining).max(1))
+    GrantReply::denied(live.holder.to_owned(), expires_in_ms(live.remaining))
 }
 
 /// The answer to a fresh renewal by `holder` of its grant `token`, given what is recorded for
@@ -321,7 +326,7 @@ pub fn replayed_grant(stored: GrantReply, holder: &str, live: Option<LiveGrant<'
             token: None,
             duration_ms: None,
             holder: live.map(|l| l.holder.to_owned()),
-            expires_in_ms: Some(live.map_or(0, |l| ceil_ms(l.remaining))),
+            expires_in_ms: Some(live.map_or(0, |l| expires_in_ms(l.remaining))),
         },
     }
 }
@@ -642,7 +647,21 @@ mod tests {
             token: 4,
             remaining: Duration::ZERO,
         });
-        assert!(!replayed_grant(stored, "a", at_expiry).granted);
+        let ended_now = replayed_grant(stored.clone(), "a", at_expiry);
+        assert!(!ended_now.granted);
+        assert_eq!(
+            ended_now.expires_in_ms,
+            Some(1),
+            "a grant at its expiry instant is still live"
+        );
+        let taken_ending_now = Some(LiveGrant {
+            holder: "b",
+            token: 5,
+            remaining: Duration::ZERO,
+        });
+        let denied_now = replayed_grant(stored, "a", taken_ending_now);
+        assert_eq!(denied_now.holder.as_deref(), Some("b"));
+        assert_eq!(denied_now.expires_in_ms, Some(1));
     }
 
     #[test]

@@ -5,8 +5,8 @@
 
 use tenure::core::FailureKind;
 use tenure::protocol::{
-    ErrorCode, FIRST_TOKEN, MAX_HOLDER_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN,
-    MAX_RESOURCE_LEN, MAX_TOKEN,
+    ErrorCode, RenewRefusal, FIRST_TOKEN, MAX_HOLDER_LEN, MAX_REQUEST_DURATION_MS,
+    MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN, MIN_REQUEST_DURATION_MS,
 };
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg/protocol-rules.js");
@@ -54,6 +54,11 @@ fn render() -> String {
             MAX_REQUEST_ID_LEN as u64,
         ),
         (
+            "MIN_DURATION_MS",
+            "The shortest duration a holder may ask for.",
+            MIN_REQUEST_DURATION_MS,
+        ),
+        (
             "MAX_DURATION_MS",
             "The longest duration a holder may ask for: 2^31 - 1 ms.",
             MAX_REQUEST_DURATION_MS,
@@ -88,7 +93,42 @@ fn render() -> String {
         }
     }
     out.push_str("};\n");
+    out.push_str(
+        "/** The protocol's error codes, by their names in upper case. */\n\
+         export const ERROR_CODE = Object.freeze({\n",
+    );
+    for code in ErrorCode::ALL {
+        out.push_str(&constant_entry(code.as_str()));
+    }
+    out.push_str("});\n");
+    out.push_str(
+        "/** Why a grantor refuses a renewal, by the reasons' names in upper case. */\n\
+         export const RENEW_REFUSAL = Object.freeze({\n",
+    );
+    for reason in renew_refusals() {
+        assert_eq!(RenewRefusal::parse(reason.as_str()), Some(reason));
+        out.push_str(&constant_entry(reason.as_str()));
+    }
+    out.push_str("});\n");
     out
+}
+
+/// Every renewal refusal.
+fn renew_refusals() -> [RenewRefusal; 4] {
+    use RenewRefusal::{Expired, NotHolder, Revoked, Unknown};
+    let all = [Expired, Revoked, NotHolder, Unknown];
+    // A reason added to RenewRefusal must be listed above: this match stops compiling otherwise.
+    for reason in all {
+        match reason {
+            Expired | Revoked | NotHolder | Unknown => {}
+        }
+    }
+    all
+}
+
+/// `  NAME: "name",` for a wire name in snake case.
+fn constant_entry(wire: &str) -> String {
+    format!("  {}: \"{wire}\",\n", wire.to_ascii_uppercase())
 }
 
 #[test]

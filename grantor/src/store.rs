@@ -566,8 +566,7 @@ impl Store {
         if let Some(live) = self.live_grant(row.as_ref(), resource, self.now()) {
             reply.holder = Some(live.holder.to_owned());
             reply.token = Some(token(live.token)?);
-            // At its expiry instant a grant is still live: it reports at least 1 ms.
-            reply.expires_in_ms = Some(rules::ceil_ms(live.remaining).max(1));
+            reply.expires_in_ms = Some(rules::expires_in_ms(live.remaining));
         }
         Ok(reply)
     }

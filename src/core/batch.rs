@@ -91,7 +91,7 @@ impl BatchConfig {
             Some(ms) => Some(checked_ms("batchRenewals.maxDelayMs", ms).map_err(|_| {
                 ConfigError::new(
                     "batchRenewals.maxDelayMs",
-                    "must be a number from 0 to 2147483647",
+                    "must be a number from 0 to 2^31-1 ms",
                 )
             })?),
             None => None,

@@ -241,6 +241,10 @@ impl BatchCore {
     pub fn delay_until_due(&self) -> Option<f64> {
         let due = self.core.poll_timeout()?;
         let delay = due.since(now().mono);
-        Some((delay.0 as f64 / 1000.0).ceil().min(2_147_483_647.0))
+        Some(
+            (delay.0 as f64 / 1000.0)
+                .ceil()
+                .min(crate::core::MAX_DURATION_MS),
+        )
     }
 }

@@ -29,7 +29,7 @@ fn number(value: &JsValue) -> Option<f64> {
 /// An epoch or slot from storage: a non-negative safe integer, else zero (nothing to build on).
 fn count(value: &JsValue) -> u64 {
     match number(value) {
-        Some(n) if n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => n as u64,
+        Some(n) if n.fract() == 0.0 && n <= crate::protocol::MAX_TOKEN as f64 => n as u64,
         _ => 0,
     }
 }

@@ -648,8 +648,7 @@ impl PgStore {
             if let Some(live) = lease.live_grant(now) {
                 reply.token = Some(token(live.token)?);
                 reply.holder = Some(live.holder.to_owned());
-                // At its expiry instant a grant is still live: it reports at least 1 ms.
-                reply.expires_in_ms = Some(rules::ceil_ms(live.remaining).max(1));
+                reply.expires_in_ms = Some(rules::expires_in_ms(live.remaining));
             }
         }
         Ok(reply)
