@@ -1223,10 +1223,12 @@ impl TabElection {
             }
         } else if left {
             let at = self.leaving.as_ref().map_or(now, |leaving| leaving.at);
+            // An observer's wait: monotonic time only, so a wall step cannot shorten it (see
+            // `core::observed`).
             let grace = self
                 .config
                 .leaving_grace
-                .saturating_sub(now.elapsed_since(at));
+                .saturating_sub(now.mono.since(at.mono));
             return Some(grace.min(expiry));
         }
         Some(expiry)
