@@ -116,7 +116,7 @@ impl HolderConfig {
         };
         let retry_base = match options.retry_delay_ms {
             Some(v) => checked_ms("retryDelayMs", v)?,
-            None => Micros((renew_interval.0 / 8).max(1_000)).min(renew_interval),
+            None => default_retry_base(renew_interval),
         };
         let retry_max = match options.retry_delay_max_ms {
             Some(v) => checked_ms("retryDelayMaxMs", v)?,
@@ -140,6 +140,41 @@ impl HolderConfig {
             mutation: None,
         })
     }
+}
+
+/// The timing rule of every machine that renews a lease of its own (a [`HolderConfig`], a tab's
+/// heartbeat): `0 < margin < lease` and `0 < renew_interval < lease - margin`, so at least one
+/// renewal is attempted before the margin begins. Errors name the JavaScript option.
+pub fn check_renewal_timing(
+    lease: Micros,
+    margin: Micros,
+    renew_interval: Micros,
+) -> Result<(), ConfigError> {
+    if margin == Micros::ZERO {
+        return Err(ConfigError::new("marginMs", "must be greater than 0"));
+    }
+    if margin >= lease {
+        return Err(ConfigError::new("marginMs", "must be less than leaseMs"));
+    }
+    if renew_interval == Micros::ZERO {
+        return Err(ConfigError::new(
+            "renewIntervalMs",
+            "must be greater than 0",
+        ));
+    }
+    if renew_interval >= lease.saturating_sub(margin) {
+        return Err(ConfigError::new(
+            "renewIntervalMs",
+            "must be less than leaseMs - marginMs",
+        ));
+    }
+    Ok(())
+}
+
+/// The default first retry delay for a renewal interval: an eighth of it, at least 1 ms, never
+/// more than the interval itself.
+pub fn default_retry_base(renew_interval: Micros) -> Micros {
+    Micros((renew_interval.0 / 8).max(1_000)).min(renew_interval)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 
-use super::config::ConfigError;
+use super::config::{check_renewal_timing, default_retry_base, ConfigError};
 use super::lease::Lease;
 use super::observed::Observer;
 use super::rng::Jitter;
@@ -107,9 +107,8 @@ pub struct TabConfig {
 }
 
 impl TabConfig {
-    /// A configuration with the default leaving grace, after checking `lease > margin > 0` and
-    /// `0 < renew_interval < lease - margin` (the holder's own rules; the error names the
-    /// JavaScript option).
+    /// A configuration with the default leaving grace, after checking the holder's own timing
+    /// rule ([`check_renewal_timing`]; the error names the JavaScript option).
     pub fn new(
         instance: String,
         lease: Micros,
@@ -119,18 +118,7 @@ impl TabConfig {
         gated: bool,
         seed: u64,
     ) -> Result<TabConfig, ConfigError> {
-        if margin == Micros::ZERO {
-            return Err(ConfigError::new("marginMs", "must be greater than 0"));
-        }
-        if lease <= margin {
-            return Err(ConfigError::new("leaseMs", "must be greater than marginMs"));
-        }
-        if renew_interval == Micros::ZERO || renew_interval >= lease.saturating_sub(margin) {
-            return Err(ConfigError::new(
-                "renewIntervalMs",
-                "must be greater than 0 and less than leaseMs - marginMs",
-            ));
-        }
+        check_renewal_timing(lease, margin, renew_interval)?;
         Ok(TabConfig {
             instance,
             lease,
@@ -1424,7 +1412,7 @@ impl TabElection {
     }
 
     fn backoff(&mut self, failures: u32) -> Micros {
-        let base = (self.config.renew_interval.0 / 8).max(1_000);
+        let base = default_retry_base(self.config.renew_interval).0;
         let shift = failures.saturating_sub(1).min(30);
         let exp = base
             .saturating_mul(1u64 << shift)

@@ -613,7 +613,8 @@ fn configs_are_checked() {
         )
     };
     assert_eq!(make(5_000, 0, 1_000).unwrap_err().field, "marginMs");
-    assert_eq!(make(1_000, 1_000, 100).unwrap_err().field, "leaseMs");
+    assert_eq!(make(1_000, 1_000, 100).unwrap_err().field, "marginMs");
+    assert_eq!(make(5_000, 1_000, 0).unwrap_err().field, "renewIntervalMs");
     assert_eq!(
         make(5_000, 1_000, 4_000).unwrap_err().field,
         "renewIntervalMs"
