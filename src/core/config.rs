@@ -99,17 +99,11 @@ impl HolderConfig {
         if margin >= lease {
             return Err(ConfigError::new("marginMs", "must be less than leaseMs"));
         }
-        let budget = lease.saturating_sub(margin);
         let renew_interval = match options.renew_interval_ms {
             Some(v) => checked_ms("renewIntervalMs", v)?,
             None => Micros(lease.0 / 3),
         };
-        if renew_interval >= budget {
-            return Err(ConfigError::new(
-                "renewIntervalMs",
-                "must be less than leaseMs - marginMs",
-            ));
-        }
+        check_renewal_timing(lease, margin, renew_interval)?;
         let request_timeout = match options.request_timeout_ms {
             Some(v) => checked_ms("requestTimeoutMs", v)?,
             None => renew_interval,
