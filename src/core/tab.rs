@@ -107,6 +107,26 @@ pub struct TabConfig {
 }
 
 impl TabConfig {
+    /// The heartbeat lease when the page names none.
+    pub const DEFAULT_LEASE: Micros = Micros::from_ms(5_000);
+    /// The margin when the page names none.
+    pub const DEFAULT_MARGIN: Micros = Micros::from_ms(1_000);
+    /// The longest role name, in UTF-16 code units (JavaScript's `length`): the name is part of
+    /// the Web Lock, BroadcastChannel and IndexedDB keys.
+    pub const MAX_NAME_LENGTH: usize = 200;
+
+    /// Checks a role name of `length` UTF-16 code units: non-empty and at most
+    /// [`TabConfig::MAX_NAME_LENGTH`].
+    pub fn check_name_length(length: usize) -> Result<(), ConfigError> {
+        if length == 0 || length > Self::MAX_NAME_LENGTH {
+            return Err(ConfigError::new(
+                "name",
+                "must be a non-empty string of at most 200 characters",
+            ));
+        }
+        Ok(())
+    }
+
     /// A configuration with the default leaving grace, after checking the holder's own timing
     /// rule ([`check_renewal_timing`]; the error names the JavaScript option).
     pub fn new(
@@ -1693,6 +1713,13 @@ impl TabMirror {
     /// Forgets the hold.
     pub fn clear(&mut self) {
         self.lease.clear();
+    }
+
+    /// Whether the page's hold ended for `reason` by the page's own choice (it left, closed, or
+    /// the page was hidden for good), so its signal says "released", not "lost". A hold that
+    /// expired, was taken over or lost its grantor lease ended against the page's will.
+    pub fn ended_voluntarily(reason: &str) -> bool {
+        matches!(reason, "released" | "pagehide" | "closed")
     }
 }
 

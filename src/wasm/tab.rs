@@ -384,6 +384,42 @@ impl TabMirrorCore {
     pub fn clear(&mut self) {
         self.core.clear();
     }
+
+    /// Whether a hold that ended for `reason` ended by the page's own choice ("released"), not
+    /// against its will ("lost").
+    #[wasm_bindgen(skip_jsdoc, js_name = endedVoluntarily)]
+    pub fn ended_voluntarily(reason: &JsValue) -> bool {
+        reason
+            .as_string()
+            .is_some_and(|reason| TabMirror::ended_voluntarily(&reason))
+    }
+}
+
+/// The tab election's defaults, `{ leaseMs, marginMs }`, for options the page leaves out.
+#[wasm_bindgen(skip_jsdoc, js_name = tabDefaults)]
+pub fn tab_defaults() -> Object {
+    let defaults = Object::new();
+    set(
+        &defaults,
+        "leaseMs",
+        &JsValue::from_f64(TabConfig::DEFAULT_LEASE.as_ms_f64()),
+    );
+    set(
+        &defaults,
+        "marginMs",
+        &JsValue::from_f64(TabConfig::DEFAULT_MARGIN.as_ms_f64()),
+    );
+    defaults
+}
+
+/// Checks a role name: a non-empty string of at most `TabConfig::MAX_NAME_LENGTH` UTF-16 code
+/// units, as JavaScript counts `length`.
+#[wasm_bindgen(skip_jsdoc, js_name = checkTabName)]
+pub fn check_tab_name(name: &JsValue) -> Result<(), JsValue> {
+    let length = name
+        .as_string()
+        .map_or(0, |name| name.encode_utf16().count());
+    TabConfig::check_name_length(length).map_err(|e| config_error(&e))
 }
 
 /// Observed expiry of one record another party rewrites (see `core::observed`).
