@@ -159,9 +159,11 @@ export class KubernetesLeaseGrantor {
       if (held) {
         // Expired only once a full lease has passed, on this process's clocks, since it first saw
         // the Lease as it is now (the core's observed-expiry rule).
-        const leftMs = lease.observer.remainingMs(perf.now(), Date.now()) ?? Infinity;
-        if (leftMs > 0) {
-          return { granted: false, holder: current.holderIdentity, expiresInMs: Math.ceil(leftMs) };
+        const monoMs = perf.now();
+        const wallMs = Date.now();
+        if (!lease.observer.isExpired(monoMs, wallMs)) {
+          const expiresInMs = lease.observer.expiresInMs(monoMs, wallMs);
+          return { granted: false, holder: current.holderIdentity, expiresInMs };
         }
       }
       // Free, expired by our observation, or this holder's own older grant: a new grant.

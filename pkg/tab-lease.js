@@ -10,7 +10,7 @@ import { LeaseHolder } from "./api.js";
 import { LeaseError } from "./errors.js";
 import { FENCED, NAME_PREFIX, TabEngine, latestEntry, makeCore, storageError, transact } from "./tab-engine.js";
 import { coreModule } from "./core.js";
-import { TabMirrorCore } from "./glue/tenure.js";
+import { TabMirrorCore, checkTabName, tabDefaults } from "./glue/tenure.js";
 import TAB_WORKER_SOURCE from "./glue/tab-worker-source.js";
 
 let workerUrl = null;
@@ -26,12 +26,7 @@ function heartbeatWorkerUrl() {
 
 const perf = globalThis.performance;
 
-const DEFAULT_LEASE_MS = 5_000;
-const DEFAULT_MARGIN_MS = 1_000;
-const MAX_NAME_LENGTH = 200;
 
-/** Reasons that end a hold by this tab's own choice: the signal says "released", not "lost". */
-const VOLUNTARY = new Set(["released", "pagehide", "closed"]);
 
 function missingFeatures() {
   const missing = [];
@@ -52,14 +47,9 @@ function assertSupported(what) {
   }
 }
 
+/** A role name the core accepts (non-empty, bounded: it is part of every key). */
 function checkedName(name) {
-  if (typeof name !== "string" || name.length === 0 || name.length > MAX_NAME_LENGTH) {
-    throw new LeaseError(
-      "ERR_LEASE_CONFIG",
-      `name must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`,
-      { field: "name" },
-    );
-  }
+  makeCore(() => checkTabName(name));
   return name;
 }
 
@@ -97,7 +87,8 @@ function closedError() {
 }
 
 function endReason(reason) {
-  if (VOLUNTARY.has(reason)) {
+  // The core says which reasons are the tab's own choice: the signal says "released", not "lost".
+  if (TabMirrorCore.endedVoluntarily(reason)) {
     return new LeaseError("ERR_LEASE_RELEASED", `tab lease released: ${reason}`, { reason });
   }
   return new LeaseError("ERR_LEASE_LOST", `tab lease lost: ${reason}`, { reason });
@@ -153,9 +144,10 @@ export class TabLease {
 
   constructor(name, options = {}) {
     this.#name = checkedName(name);
+    const defaults = makeCore(() => tabDefaults());
     const {
-      leaseMs = DEFAULT_LEASE_MS,
-      marginMs = DEFAULT_MARGIN_MS,
+      leaseMs = defaults.leaseMs,
+      marginMs = defaults.marginMs,
       renewIntervalMs,
       heartbeat,
       webLocks = true,

@@ -99,24 +99,18 @@ impl HolderConfig {
         if margin >= lease {
             return Err(ConfigError::new("marginMs", "must be less than leaseMs"));
         }
-        let budget = lease.saturating_sub(margin);
         let renew_interval = match options.renew_interval_ms {
             Some(v) => checked_ms("renewIntervalMs", v)?,
             None => Micros(lease.0 / 3),
         };
-        if renew_interval >= budget {
-            return Err(ConfigError::new(
-                "renewIntervalMs",
-                "must be less than leaseMs - marginMs",
-            ));
-        }
+        check_renewal_timing(lease, margin, renew_interval)?;
         let request_timeout = match options.request_timeout_ms {
             Some(v) => checked_ms("requestTimeoutMs", v)?,
             None => renew_interval,
         };
         let retry_base = match options.retry_delay_ms {
             Some(v) => checked_ms("retryDelayMs", v)?,
-            None => Micros((renew_interval.0 / 8).max(1_000)).min(renew_interval),
+            None => default_retry_base(renew_interval),
         };
         let retry_max = match options.retry_delay_max_ms {
             Some(v) => checked_ms("retryDelayMaxMs", v)?,
@@ -157,6 +151,41 @@ pub fn lease_ms_for_budget(margin_ms: f64, budget_ms: f64, renew_interval_ms: Op
         Some(interval_ms) => margin_ms + interval_ms + budget_ms,
         None => 1.5 * (margin_ms + budget_ms),
     }
+}
+
+/// The timing rule of every machine that renews a lease of its own (a [`HolderConfig`], a tab's
+/// heartbeat): `0 < margin < lease` and `0 < renew_interval < lease - margin`, so at least one
+/// renewal is attempted before the margin begins. Errors name the JavaScript option.
+pub fn check_renewal_timing(
+    lease: Micros,
+    margin: Micros,
+    renew_interval: Micros,
+) -> Result<(), ConfigError> {
+    if margin == Micros::ZERO {
+        return Err(ConfigError::new("marginMs", "must be greater than 0"));
+    }
+    if margin >= lease {
+        return Err(ConfigError::new("marginMs", "must be less than leaseMs"));
+    }
+    if renew_interval == Micros::ZERO {
+        return Err(ConfigError::new(
+            "renewIntervalMs",
+            "must be greater than 0",
+        ));
+    }
+    if renew_interval >= lease.saturating_sub(margin) {
+        return Err(ConfigError::new(
+            "renewIntervalMs",
+            "must be less than leaseMs - marginMs",
+        ));
+    }
+    Ok(())
+}
+
+/// The default first retry delay for a renewal interval: an eighth of it, at least 1 ms, never
+/// more than the interval itself.
+pub fn default_retry_base(renew_interval: Micros) -> Micros {
+    Micros((renew_interval.0 / 8).max(1_000)).min(renew_interval)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 
-use super::config::ConfigError;
+use super::config::{check_renewal_timing, default_retry_base, ConfigError};
 use super::lease::Lease;
 use super::observed::Observer;
 use super::rng::Jitter;
@@ -107,9 +107,28 @@ pub struct TabConfig {
 }
 
 impl TabConfig {
-    /// A configuration with the default leaving grace, after checking `lease > margin > 0` and
-    /// `0 < renew_interval < lease - margin` (the holder's own rules; the error names the
-    /// JavaScript option).
+    /// The heartbeat lease when the page names none.
+    pub const DEFAULT_LEASE: Micros = Micros::from_ms(5_000);
+    /// The margin when the page names none.
+    pub const DEFAULT_MARGIN: Micros = Micros::from_ms(1_000);
+    /// The longest role name, in UTF-16 code units (JavaScript's `length`): the name is part of
+    /// the Web Lock, BroadcastChannel and IndexedDB keys.
+    pub const MAX_NAME_LENGTH: usize = 200;
+
+    /// Checks a role name of `length` UTF-16 code units: non-empty and at most
+    /// [`TabConfig::MAX_NAME_LENGTH`].
+    pub fn check_name_length(length: usize) -> Result<(), ConfigError> {
+        if length == 0 || length > Self::MAX_NAME_LENGTH {
+            return Err(ConfigError::new(
+                "name",
+                "must be a non-empty string of at most 200 characters",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A configuration with the default leaving grace, after checking the holder's own timing
+    /// rule ([`check_renewal_timing`]; the error names the JavaScript option).
     pub fn new(
         instance: String,
         lease: Micros,
@@ -119,18 +138,7 @@ impl TabConfig {
         gated: bool,
         seed: u64,
     ) -> Result<TabConfig, ConfigError> {
-        if margin == Micros::ZERO {
-            return Err(ConfigError::new("marginMs", "must be greater than 0"));
-        }
-        if lease <= margin {
-            return Err(ConfigError::new("leaseMs", "must be greater than marginMs"));
-        }
-        if renew_interval == Micros::ZERO || renew_interval >= lease.saturating_sub(margin) {
-            return Err(ConfigError::new(
-                "renewIntervalMs",
-                "must be greater than 0 and less than leaseMs - marginMs",
-            ));
-        }
+        check_renewal_timing(lease, margin, renew_interval)?;
         Ok(TabConfig {
             instance,
             lease,
@@ -1223,10 +1231,12 @@ impl TabElection {
             }
         } else if left {
             let at = self.leaving.as_ref().map_or(now, |leaving| leaving.at);
+            // An observer's wait: monotonic time only, so a wall step cannot shorten it (see
+            // `core::observed`).
             let grace = self
                 .config
                 .leaving_grace
-                .saturating_sub(now.elapsed_since(at));
+                .saturating_sub(now.mono.since(at.mono));
             return Some(grace.min(expiry));
         }
         Some(expiry)
@@ -1422,12 +1432,11 @@ impl TabElection {
     }
 
     fn backoff(&mut self, failures: u32) -> Micros {
-        let base = (self.config.renew_interval.0 / 8).max(1_000);
-        let shift = failures.saturating_sub(1).min(30);
-        let exp = base
-            .saturating_mul(1u64 << shift)
-            .min(self.config.renew_interval.0);
-        Micros(self.jitter.between(exp / 2, exp).max(1))
+        let base = default_retry_base(self.config.renew_interval);
+        let wait = self
+            .jitter
+            .backoff(base, self.config.renew_interval, failures);
+        Micros(wait.0.max(1))
     }
 
     fn new_hold(&mut self, now: Now, sent: Now, seq: u64, epoch: u64) -> Hold {
@@ -1703,6 +1712,13 @@ impl TabMirror {
     /// Forgets the hold.
     pub fn clear(&mut self) {
         self.lease.clear();
+    }
+
+    /// Whether the page's hold ended for `reason` by the page's own choice (it left, closed, or
+    /// the page was hidden for good), so its signal says "released", not "lost". A hold that
+    /// expired, was taken over or lost its grantor lease ended against the page's will.
+    pub fn ended_voluntarily(reason: &str) -> bool {
+        matches!(reason, "released" | "pagehide" | "closed")
     }
 }
 

@@ -600,6 +600,38 @@ fn a_candidate_waits_the_lease_the_holder_asked_for() {
 }
 
 #[test]
+fn only_the_pages_own_choices_end_a_hold_voluntarily() {
+    for reason in ["released", "pagehide", "closed"] {
+        assert!(TabMirror::ended_voluntarily(reason), "{reason}");
+    }
+    for reason in [
+        "expired",
+        "grantor_lost",
+        "stolen",
+        "superseded",
+        "yielded",
+        "",
+    ] {
+        assert!(!TabMirror::ended_voluntarily(reason), "{reason}");
+    }
+}
+
+#[test]
+fn names_are_checked_by_length() {
+    assert!(TabConfig::check_name_length(1).is_ok());
+    assert!(TabConfig::check_name_length(TabConfig::MAX_NAME_LENGTH).is_ok());
+    for bad in [0, TabConfig::MAX_NAME_LENGTH + 1] {
+        let error = TabConfig::check_name_length(bad).unwrap_err();
+        assert_eq!(error.field, "name");
+        // The message states the limit.
+        assert!(error.problem.ends_with(&format!(
+            "at most {} characters",
+            TabConfig::MAX_NAME_LENGTH
+        )));
+    }
+}
+
+#[test]
 fn configs_are_checked() {
     let make = |lease, margin, renew| {
         TabConfig::new(
@@ -613,7 +645,8 @@ fn configs_are_checked() {
         )
     };
     assert_eq!(make(5_000, 0, 1_000).unwrap_err().field, "marginMs");
-    assert_eq!(make(1_000, 1_000, 100).unwrap_err().field, "leaseMs");
+    assert_eq!(make(1_000, 1_000, 100).unwrap_err().field, "marginMs");
+    assert_eq!(make(5_000, 1_000, 0).unwrap_err().field, "renewIntervalMs");
     assert_eq!(
         make(5_000, 1_000, 4_000).unwrap_err().field,
         "renewIntervalMs"

@@ -384,6 +384,42 @@ impl TabMirrorCore {
     pub fn clear(&mut self) {
         self.core.clear();
     }
+
+    /// Whether a hold that ended for `reason` ended by the page's own choice ("released"), not
+    /// against its will ("lost").
+    #[wasm_bindgen(skip_jsdoc, js_name = endedVoluntarily)]
+    pub fn ended_voluntarily(reason: &JsValue) -> bool {
+        reason
+            .as_string()
+            .is_some_and(|reason| TabMirror::ended_voluntarily(&reason))
+    }
+}
+
+/// The tab election's defaults, `{ leaseMs, marginMs }`, for options the page leaves out.
+#[wasm_bindgen(skip_jsdoc, js_name = tabDefaults)]
+pub fn tab_defaults() -> Object {
+    let defaults = Object::new();
+    set(
+        &defaults,
+        "leaseMs",
+        &JsValue::from_f64(TabConfig::DEFAULT_LEASE.as_ms_f64()),
+    );
+    set(
+        &defaults,
+        "marginMs",
+        &JsValue::from_f64(TabConfig::DEFAULT_MARGIN.as_ms_f64()),
+    );
+    defaults
+}
+
+/// Checks a role name: a non-empty string of at most `TabConfig::MAX_NAME_LENGTH` UTF-16 code
+/// units, as JavaScript counts `length`.
+#[wasm_bindgen(skip_jsdoc, js_name = checkTabName)]
+pub fn check_tab_name(name: &JsValue) -> Result<(), JsValue> {
+    let length = name
+        .as_string()
+        .map_or(0, |name| name.encode_utf16().count());
+    TabConfig::check_name_length(length).map_err(|e| config_error(&e))
 }
 
 /// Observed expiry of one record another party rewrites (see `core::observed`).
@@ -422,11 +458,28 @@ impl ObserverCore {
         self.core.observe(now, version, duration)
     }
 
-    /// Milliseconds the version seen has left by our clocks (0: expired); `undefined` before any
-    /// sighting, or at readings that are not clock readings (never judged expired on those).
-    #[wasm_bindgen(skip_jsdoc, js_name = remainingMs)]
-    pub fn remaining_ms(&mut self, mono_ms: f64, wall_ms: f64) -> Option<f64> {
-        let now = Now::from_ms(mono_ms, wall_ms).ok()?;
-        self.core.remaining(now).map(Micros::as_ms_f64)
+    /// Whether the version seen counts as expired: strictly more than its duration has elapsed
+    /// on our monotonic clock since we first saw it. False before any sighting, and at readings
+    /// that are not clock readings (never judged expired on those).
+    #[wasm_bindgen(skip_jsdoc, js_name = isExpired)]
+    pub fn is_expired(&mut self, mono_ms: f64, wall_ms: f64) -> bool {
+        Now::from_ms(mono_ms, wall_ms).is_ok_and(|now| self.core.is_expired(now))
+    }
+
+    /// The wait a denial reports: whole milliseconds, rounded up, until the instant the version
+    /// seen has had its full duration (it counts as expired just after); at least 1 while it is
+    /// live, 0 once expired; `Infinity` before any sighting or at readings that are not clock
+    /// readings.
+    #[wasm_bindgen(skip_jsdoc, js_name = expiresInMs)]
+    pub fn expires_in_ms(&mut self, mono_ms: f64, wall_ms: f64) -> f64 {
+        let left = Now::from_ms(mono_ms, wall_ms)
+            .ok()
+            .and_then(|now| self.core.remaining(now));
+        match left {
+            None => f64::INFINITY,
+            Some(Micros::ZERO) => 0.0,
+            // `remaining` runs to the first expired instant, one microsecond past the duration.
+            Some(left) => (left.0 - 1).div_ceil(1_000).max(1) as f64,
+        }
     }
 }
