@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use tenure::core::ObservedMutation;
-use tenure_sim::observed::{run_observed, ObservedFaults, ObservedInvariant, ObservedOutcome};
+use tenure_sim::observed::{run_observed, ObservedFaults, ObservedOutcome};
 use tenure_sim::{seeds_from_env, threads};
 
 fn sweep(
@@ -91,27 +91,21 @@ fn observed_world_catches_every_observed_mutation() {
     }
 }
 
-/// A forward step of an observer's wall clock counts, by the core's elapsed-time rule (the
-/// larger of the monotonic and wall movements), as time passed: the observer judges a live
-/// holder expired at once. For a lease of the holder's own, over-counting only ends the belief
-/// early; for an observer's wait it is an early takeover. This shows the rule's limit: observers
-/// on another machine than the holder (a Kubernetes `Lease`) are safe only if their wall clock
-/// never steps forward, or if observers count the monotonic clock alone (a sleep then only
-/// lengthens their wait). Tabs share one machine, whose steps reach holder and observer alike.
+/// Forward steps of an observer's wall clock are not time passed for its wait: an observer counts
+/// the monotonic clock alone (a sleep of its own then only lengthens the wait), so no step makes
+/// it judge a live holder expired. A lease of the holder's own is the opposite case, where
+/// over-counting is the safe side.
 #[test]
-fn a_forward_wall_step_on_an_observer_takes_over_early() {
+fn a_forward_wall_step_on_an_observer_never_takes_over_early() {
     let faults = ObservedFaults {
         forward_steps: true,
     };
     let (failures, _) = sweep(0, 500, None, faults);
-    let early = failures
-        .iter()
-        .find(|o| matches!(o.violation, Some((ObservedInvariant::EarlyTakeover, _))))
-        .expect("no forward step led to an early takeover");
-    println!("{}", early.report());
-    assert!(
-        early.report().contains("steps forward"),
-        "{}",
-        early.report()
-    );
+    if let Some(failure) = failures.first() {
+        panic!(
+            "{} of 500 seeds with forward steps broke an invariant, first:\n{}",
+            failures.len(),
+            failure.report()
+        );
+    }
 }
