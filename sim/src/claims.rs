@@ -1165,32 +1165,23 @@ pub fn run_claims_range(
 ) -> ClaimRangeReport {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
-    let next = AtomicU64::new(0);
     let steps = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
     let coverage = Mutex::new(Coverage::default());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= runs {
-                    break;
-                }
-                let outcome = run_claims(first + k, mutation);
-                coverage
-                    .lock()
-                    .expect("no panics while locked")
-                    .add(outcome.coverage);
-                steps.fetch_add(outcome.steps, Ordering::Relaxed);
-                done.fetch_add(outcome.done as u64, Ordering::Relaxed);
-                if outcome.violation.is_some() {
-                    failures
-                        .lock()
-                        .expect("no panics while locked")
-                        .push(outcome);
-                }
-            });
+    crate::for_each_seed(first, runs, threads, |seed| {
+        let outcome = run_claims(seed, mutation);
+        coverage
+            .lock()
+            .expect("no panics while locked")
+            .add(outcome.coverage);
+        steps.fetch_add(outcome.steps, Ordering::Relaxed);
+        done.fetch_add(outcome.done as u64, Ordering::Relaxed);
+        if outcome.violation.is_some() {
+            failures
+                .lock()
+                .expect("no panics while locked")
+                .push(outcome);
         }
     });
     let mut failures = failures.into_inner().expect("no panics while locked");

@@ -71,25 +71,16 @@ pub struct RangeReport {
 /// Each seed is independent and deterministic, so splitting them over threads changes nothing
 /// but the wall time.
 pub fn run_range(first: u64, runs: u64, mutation: Option<Mutation>, threads: usize) -> RangeReport {
-    let next = AtomicU64::new(0);
     let steps = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= runs {
-                    break;
-                }
-                let outcome = run(first + k, mutation);
-                steps.fetch_add(outcome.steps, Ordering::Relaxed);
-                if outcome.violation.is_some() {
-                    failures
-                        .lock()
-                        .expect("no panics while locked")
-                        .push(outcome);
-                }
-            });
+    for_each_seed(first, runs, threads, |seed| {
+        let outcome = run(seed, mutation);
+        steps.fetch_add(outcome.steps, Ordering::Relaxed);
+        if outcome.violation.is_some() {
+            failures
+                .lock()
+                .expect("no panics while locked")
+                .push(outcome);
         }
     });
     let mut failures = failures.into_inner().expect("no panics while locked");
@@ -99,6 +90,24 @@ pub fn run_range(first: u64, runs: u64, mutation: Option<Mutation>, threads: usi
         steps: steps.into_inner(),
         failures,
     }
+}
+
+/// Calls `visit` once for each seed of `first..first + runs`, spread over `threads` threads (at
+/// least one), each taking the next seed as it finishes one. Every world's sweep runs on it; the
+/// order of the calls is not the seed order, so `visit` gathers what it needs itself.
+pub fn for_each_seed(first: u64, runs: u64, threads: usize, visit: impl Fn(u64) + Sync) {
+    let next = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= runs {
+                    break;
+                }
+                visit(first + k);
+            });
+        }
+    });
 }
 
 /// The first seed and the number of runs: `TENURE_SIM_SEED` and `TENURE_SIM_RUNS` if set,

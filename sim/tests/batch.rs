@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tenure::core::BatchMutation;
 use tenure_sim::batch::{run_batch, BatchOutcome};
-use tenure_sim::{seeds_from_env, threads};
+use tenure_sim::{for_each_seed, seeds_from_env, threads};
 
 /// Every mutation must be caught by some seed below this.
 const SEED_BUDGET: u64 = 400;
@@ -18,22 +18,14 @@ const SEED_BUDGET: u64 = 400;
 /// Runs `seeds` (hostile networks) on every thread; the failures, lowest seed first, and the
 /// steps taken.
 fn run_seeds(seeds: std::ops::Range<u64>) -> (Vec<BatchOutcome>, u64) {
-    let next = AtomicU64::new(seeds.start);
     let steps = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads() {
-            scope.spawn(|| loop {
-                let seed = next.fetch_add(1, Ordering::Relaxed);
-                if seed >= seeds.end {
-                    break;
-                }
-                let outcome = run_batch(seed, None, false);
-                steps.fetch_add(outcome.steps, Ordering::Relaxed);
-                if outcome.violation.is_some() {
-                    failures.lock().unwrap().push(outcome);
-                }
-            });
+    let runs = seeds.end.saturating_sub(seeds.start);
+    for_each_seed(seeds.start, runs, threads(), |seed| {
+        let outcome = run_batch(seed, None, false);
+        steps.fetch_add(outcome.steps, Ordering::Relaxed);
+        if outcome.violation.is_some() {
+            failures.lock().unwrap().push(outcome);
         }
     });
     let mut failures = failures.into_inner().unwrap();

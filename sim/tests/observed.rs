@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use tenure::core::ObservedMutation;
 use tenure_sim::observed::{run_observed, ObservedFaults, ObservedOutcome};
-use tenure_sim::{seeds_from_env, threads};
+use tenure_sim::{for_each_seed, seeds_from_env, threads};
 
 fn sweep(
     first: u64,
@@ -17,22 +17,13 @@ fn sweep(
     mutation: Option<ObservedMutation>,
     faults: ObservedFaults,
 ) -> (Vec<ObservedOutcome>, u64) {
-    let next = AtomicU64::new(0);
     let takeovers = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads() {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= runs {
-                    break;
-                }
-                let outcome = run_observed(first + k, mutation, faults);
-                takeovers.fetch_add(outcome.takeovers, Ordering::Relaxed);
-                if outcome.violation.is_some() {
-                    failures.lock().unwrap().push(outcome);
-                }
-            });
+    for_each_seed(first, runs, threads(), |seed| {
+        let outcome = run_observed(seed, mutation, faults);
+        takeovers.fetch_add(outcome.takeovers, Ordering::Relaxed);
+        if outcome.violation.is_some() {
+            failures.lock().unwrap().push(outcome);
         }
     });
     let mut failures = failures.into_inner().unwrap();

@@ -12,29 +12,20 @@ use std::sync::Mutex;
 use tenure::core::{ObservedMutation, TabMutation};
 use tenure_sim::tabs::{run_tabs, TabInvariant, TabMutants, TabsOutcome};
 
-use tenure_sim::{seeds_from_env, threads};
+use tenure_sim::{for_each_seed, seeds_from_env, threads};
 
 /// Runs `runs` seeds from `first` on every core; returns the failures, lowest seed first, and
 /// the holds seen.
 fn sweep(first: u64, runs: u64, mutants: TabMutants) -> (Vec<TabsOutcome>, u64, u64) {
-    let next = AtomicU64::new(0);
     let holds = AtomicU64::new(0);
     let writes = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads() {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= runs {
-                    break;
-                }
-                let outcome = run_tabs(first + k, mutants);
-                holds.fetch_add(outcome.holds, Ordering::Relaxed);
-                writes.fetch_add(outcome.writes, Ordering::Relaxed);
-                if outcome.violation.is_some() {
-                    failures.lock().unwrap().push(outcome);
-                }
-            });
+    for_each_seed(first, runs, threads(), |seed| {
+        let outcome = run_tabs(seed, mutants);
+        holds.fetch_add(outcome.holds, Ordering::Relaxed);
+        writes.fetch_add(outcome.writes, Ordering::Relaxed);
+        if outcome.violation.is_some() {
+            failures.lock().unwrap().push(outcome);
         }
     });
     let mut failures = failures.into_inner().unwrap();
