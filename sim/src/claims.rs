@@ -23,7 +23,6 @@
 //!
 //! Also: no usage error from the machine and no busy loop.
 
-use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
 
@@ -388,30 +387,7 @@ enum Msg {
     },
 }
 
-#[derive(Clone, Debug)]
-struct Envelope {
-    at: u64,
-    seq: u64,
-    msg: Msg,
-}
-
-impl PartialEq for Envelope {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl Eq for Envelope {}
-impl PartialOrd for Envelope {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Envelope {
-    // Reversed, so the max-heap pops the earliest arrival; `seq` keeps ties deterministic.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
+type Envelope = crate::net::Envelope<Msg>;
 
 #[derive(Clone, Debug)]
 struct Work {
@@ -826,18 +802,10 @@ impl ClaimWorld {
             // The copy draws its own latency, so it may arrive first.
             let copy_at = self.now + self.latency();
             self.seq += 1;
-            self.net.push(Envelope {
-                at: copy_at,
-                seq: self.seq,
-                msg: msg.clone(),
-            });
+            self.net.push(Envelope::new(copy_at, self.seq, msg.clone()));
         }
         self.seq += 1;
-        self.net.push(Envelope {
-            at,
-            seq: self.seq,
-            msg,
-        });
+        self.net.push(Envelope::new(at, self.seq, msg));
     }
 
     fn send(&mut self, w: usize, request: ClaimRequest) {

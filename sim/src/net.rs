@@ -59,31 +59,39 @@ impl Msg {
     }
 }
 
-/// A message and when it arrives.
+/// A message and when it arrives: the simulation's messages by default; other worlds carry
+/// their own.
 #[derive(Clone, Debug)]
-pub struct Envelope {
+pub struct Envelope<M = Msg> {
     /// Arrival time (true time).
     pub at: u64,
     seq: u64,
     /// The message.
-    pub msg: Msg,
+    pub msg: M,
 }
 
-impl PartialEq for Envelope {
+impl<M> Envelope<M> {
+    /// `msg`, arriving at `at`; `seq` orders arrivals at the same instant (the sender's count).
+    pub fn new(at: u64, seq: u64, msg: M) -> Envelope<M> {
+        Envelope { at, seq, msg }
+    }
+}
+
+impl<M> PartialEq for Envelope<M> {
     fn eq(&self, other: &Self) -> bool {
         (self.at, self.seq) == (other.at, other.seq)
     }
 }
 
-impl Eq for Envelope {}
+impl<M> Eq for Envelope<M> {}
 
-impl PartialOrd for Envelope {
+impl<M> PartialOrd for Envelope<M> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Envelope {
+impl<M> Ord for Envelope<M> {
     // Reversed, so the std max-heap pops the earliest arrival; `seq` keeps ties deterministic.
     fn cmp(&self, other: &Self) -> Ordering {
         (other.at, other.seq).cmp(&(self.at, self.seq))
