@@ -48,21 +48,25 @@ fn tab_election_keeps_every_invariant_in_every_interleaving() {
     assert!(total > 100_000, "only {total} states explored");
 }
 
-/// A candidate granted the Web Lock just before a steal took it acts on that grant: its grant
-/// lands over the thief's fresh hold, and both are active until one hears (its `Lost`, or a
-/// failed heartbeat). `TabElection` builds a locked grant on the newest entry it has seen at
-/// the moment it holds the lock (`Step::LockedGrant::since` is documented as the slot seen when
-/// the lock was *requested*, but `evaluate` sets it from the slot seen when the lock is held),
-/// so the thief's grant, already seen, does not make it back off. The older hold's epoch is no
-/// longer the newest, so the fenced store refuses its writes; the overlap of beliefs remains.
-/// When this test fails, the race is closed: move the scenario into `TabBounds::scenarios`.
+/// A candidate granted the Web Lock just before a steal must not build on the thief's takeover
+/// grant: the thief takes the lock next, and both would be active until one heard. The real
+/// election backs off from a live takeover grant (`LogRecord::takeover`); the variant that builds
+/// on it is caught in this scenario, with the freeze in the path.
 #[test]
-fn tab_model_finds_the_lock_granted_just_before_a_steal() {
+fn a_lock_granted_just_before_a_steal_does_not_overlap_the_thief() {
+    use tenure::core::TabMutation;
     use tenure_sim::tab_model::{TabBounds, TabModel};
     use tenure_sim::tabs::{TabInvariant, TabMutants};
     let report = TabModel::new(TabBounds::freeze_and_steal(), TabMutants::NONE).explore();
     println!("freeze and steal: {report}");
-    let (invariant, _, path) = report.violation.expect("the race was not found");
+    assert!(report.violation.is_none(), "{report}");
+    assert!(!report.truncated, "cut short");
+    let broken = TabMutants {
+        election: Some(TabMutation::LockedGrantOverTakeover),
+        observed: None,
+    };
+    let report = TabModel::new(TabBounds::freeze_and_steal(), broken).explore();
+    let (invariant, _, path) = report.violation.expect("the broken variant went uncaught");
     assert_eq!(invariant, TabInvariant::OneActive);
     assert!(path.iter().any(|step| step.contains("Freeze")), "{path:?}");
 }

@@ -63,16 +63,20 @@ pub enum TabMutation {
     /// The page's mirror takes a reported hold's remaining time as of its arrival, not of its
     /// sending: a late message extends the page's belief.
     NoTransitBackdating,
+    /// A candidate granted the Web Lock builds its grant on a live takeover grant by another,
+    /// whose writer steals the lock from it next: both hold until one hears.
+    LockedGrantOverTakeover,
 }
 
 impl TabMutation {
     /// Every mutation, for tests that must catch them all.
-    pub const ALL: [TabMutation; 5] = [
+    pub const ALL: [TabMutation; 6] = [
         TabMutation::LeavingIgnoresEpoch,
         TabMutation::BlindTakeover,
         TabMutation::EpochNotIncreased,
         TabMutation::UngatedHeartbeat,
         TabMutation::NoTransitBackdating,
+        TabMutation::LockedGrantOverTakeover,
     ];
 }
 
@@ -202,6 +206,11 @@ pub struct LogRecord {
     pub lease: Option<Micros>,
     /// Whether the writer uses Web Locks.
     pub locks: bool,
+    /// Whether this grant was written by a takeover (a holder judged expired by observation),
+    /// before its writer holds the Web Lock: it is about to steal the lock. A candidate granted
+    /// the lock meanwhile must not build on it, for the thief will take the lock from it.
+    /// Always `false` but in a [`EntryKind::Grant`].
+    pub takeover: bool,
 }
 
 /// A log entry: a record at a slot.
@@ -397,6 +406,7 @@ struct Seen {
     holder: Option<String>,
     epoch: u64,
     kind: Option<EntryKind>,
+    takeover: bool,
 }
 
 impl Seen {
@@ -407,12 +417,14 @@ impl Seen {
                 holder: None,
                 epoch: 0,
                 kind: None,
+                takeover: false,
             },
             Some(entry) => Seen {
                 seq: entry.seq,
                 holder: Some(entry.record.holder.clone()),
                 epoch: entry.record.epoch,
                 kind: Some(entry.record.kind),
+                takeover: entry.record.kind == EntryKind::Grant && entry.record.takeover,
             },
         }
     }
@@ -501,9 +513,6 @@ enum Step {
     /// Holding the Web Lock and appending a grant behind the newest entry.
     LockedGrant {
         attempt: u32,
-        /// The slot seen when the lock was requested: a grant by another candidate after it
-        /// means that candidate took over and will steal the lock.
-        since: u64,
         io: LockedGrant,
     },
     /// Taking over a holder judged expired, by appending after the entry judged.
@@ -937,7 +946,6 @@ impl TabElection {
         match self.step.clone() {
             Step::LockedGrant {
                 attempt,
-                since,
                 io:
                     LockedGrant::Writing {
                         id: writing,
@@ -947,7 +955,7 @@ impl TabElection {
                     },
             } if writing == id => match outcome {
                 AppendOutcome::Appended => {
-                    let hold = self.new_hold(now, sent, after + 1, epoch);
+                    let hold = self.new_hold(now, sent, after + 1, epoch, false);
                     if matches!(self.lock, Lock::Held(_)) {
                         self.become_active(now, hold);
                     } else {
@@ -958,7 +966,6 @@ impl TabElection {
                     let read = self.next_io();
                     self.step = Step::LockedGrant {
                         attempt: attempt + 1,
-                        since,
                         io: LockedGrant::Reading(read),
                     };
                     self.push(TabOutput::ReadLog(read));
@@ -976,7 +983,7 @@ impl TabElection {
                 io: Takeover::Writing(writing),
             } if writing == id => match outcome {
                 AppendOutcome::Appended => {
-                    let hold = self.new_hold(now, sent, after + 1, epoch);
+                    let hold = self.new_hold(now, sent, after + 1, epoch, true);
                     if !self.config.web_locks || matches!(self.lock, Lock::Held(_)) {
                         self.become_active(now, hold);
                     } else {
@@ -1192,6 +1199,7 @@ impl TabElection {
             kind,
             lease: Some(self.config.lease),
             locks: self.config.web_locks,
+            takeover: false,
         }
     }
 
@@ -1293,10 +1301,8 @@ impl TabElection {
             return;
         }
         if let Lock::Held(_) = self.lock {
-            let since = self.seen.as_ref().map_or(0, |seen| seen.seq);
             self.step = Step::LockedGrant {
                 attempt: 0,
-                since,
                 io: LockedGrant::RetryAt(now.mono),
             };
             return self.attempt_locked_grant(now);
@@ -1375,7 +1381,10 @@ impl TabElection {
         {
             *io = Takeover::Writing(id);
             let (after, epoch) = (*after, *epoch);
-            let record = self.own_record(epoch, EntryKind::Grant);
+            let record = LogRecord {
+                takeover: true,
+                ..self.own_record(epoch, EntryKind::Grant)
+            };
             self.push(TabOutput::Append {
                 id,
                 after,
@@ -1388,16 +1397,20 @@ impl TabElection {
     /// With the lock, builds on the newest entry seen (announced over the channel, so usually
     /// current), and after a conflict on a fresh read.
     fn attempt_locked_grant(&mut self, now: Now) {
-        let Step::LockedGrant { since, .. } = self.step else {
+        let Step::LockedGrant { .. } = self.step else {
             return;
         };
         let seen = self.seen_or_empty();
-        if seen.kind == Some(EntryKind::Grant)
+        if seen.takeover
             && seen.holder.as_deref() != Some(self.config.instance.as_str())
-            && seen.seq > since
+            && !self.mutated(TabMutation::LockedGrantOverTakeover)
+            && self.open_in(now) != Some(Micros::ZERO)
         {
-            // Another candidate took over while this one was getting the lock: it will steal
-            // the lock, and holds the role.
+            // Another candidate took the role over from a holder judged expired and is about to
+            // steal the lock, or has: it holds the role, whenever the lock came to this one.
+            // (Waiting for the lock's own news would not do: this lock may be granted just
+            // before the steal, and the thief's check of the log may come before this grant.)
+            // Only once that grant is judged expired in turn is it overwritten.
             let wait = self.open_wait(now);
             return self.back_off_locked(now, wait);
         }
@@ -1439,8 +1452,9 @@ impl TabElection {
         Micros(wait.0.max(1))
     }
 
-    fn new_hold(&mut self, now: Now, sent: Now, seq: u64, epoch: u64) -> Hold {
-        let entry = self.own_entry(seq, epoch, EntryKind::Grant);
+    fn new_hold(&mut self, now: Now, sent: Now, seq: u64, epoch: u64, takeover: bool) -> Hold {
+        let mut entry = self.own_entry(seq, epoch, EntryKind::Grant);
+        entry.record.takeover = takeover;
         self.observe_entry(now, Some(&entry));
         self.push(TabOutput::Broadcast(entry));
         let mut lease = Lease::validated(self.config.lease, self.config.margin);

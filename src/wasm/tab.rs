@@ -34,7 +34,7 @@ fn count(value: &JsValue) -> u64 {
     }
 }
 
-/// A log entry as stored (`{seq, holder, epoch, kind, leaseMs, locks}`), read as leniently as
+/// A log entry as stored (`{seq, holder, epoch, kind, leaseMs, locks, takeover?}`), read as leniently as
 /// the log was always read: a missing field is empty, an unreadable lease is the reader's own.
 fn entry_from(value: &JsValue) -> Option<LogEntry> {
     if value.is_null() || value.is_undefined() {
@@ -54,6 +54,7 @@ fn entry_from(value: &JsValue) -> Option<LogEntry> {
             kind,
             lease,
             locks: get(value, "locks").as_bool().unwrap_or(false),
+            takeover: kind == EntryKind::Grant && get(value, "takeover").as_bool() == Some(true),
         },
     })
 }
@@ -70,6 +71,10 @@ fn record_object(record: &LogRecord, seq: Option<u64>) -> Object {
         set(&object, "leaseMs", &JsValue::from_f64(lease.as_ms_f64()));
     }
     set(&object, "locks", &JsValue::from_bool(record.locks));
+    // Written only where true, so entries keep their old shape (readers default to false).
+    if record.takeover {
+        set(&object, "takeover", &JsValue::TRUE);
+    }
     object
 }
 
