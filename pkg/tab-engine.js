@@ -156,9 +156,6 @@ async function shareSecret(resource, secret) {
 // `add` at the slot after the newest entry its writer knows, which fails if anyone wrote since:
 // a compare-and-set that needs no read-then-write transaction.
 
-/** Entries older than this many slots behind a heartbeat are deleted by it. */
-const KEEP = 64;
-
 function logRange(name) {
   return IDBKeyRange.bound([name, 0], [name, Infinity]);
 }
@@ -178,16 +175,17 @@ export async function latestEntry(name) {
 
 /**
  * Appends `value` at slot `after + 1`; resolves the new entry, or null when someone wrote after
- * `after` (the slot is taken, or, for a writer far behind, later slots exist). `prune` deletes
- * entries far behind in the same transaction.
+ * `after` (the slot is taken, or, for a writer far behind, later slots exist). With
+ * `pruneThrough` (the core's choice), the entries at slots up to it are deleted in the same
+ * transaction.
  */
-async function append(name, after, value, prune) {
+async function append(name, after, value, pruneThrough) {
   let conflict = false;
   let newest = null;
   try {
     await transact([LEASES], "readwrite", (tx) => {
       const store = tx.objectStore(LEASES);
-      if (prune && after > KEEP) store.delete(IDBKeyRange.bound([name, 0], [name, after - KEEP]));
+      if (pruneThrough !== undefined) store.delete(IDBKeyRange.bound([name, 0], [name, pruneThrough]));
       store.add(value, [name, after + 1]).onerror = () => {
         conflict = true;
       };
@@ -340,7 +338,7 @@ export class TabEngine {
         );
         break;
       case "append":
-        append(name, output.after, output.record, output.prune).then(
+        append(name, output.after, output.record, output.pruneThrough).then(
           (entry) =>
             this.#input((core, mono, wall) =>
               core.appended(mono, wall, output.id, entry === null ? "conflict" : "appended"),

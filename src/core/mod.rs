@@ -56,7 +56,7 @@ pub use observed::{ObservedMutation, Observer};
 pub use rng::Jitter;
 pub use tab::{
     AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Notice, Stamp, TabConfig,
-    TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabPhase,
+    TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabPhase, KEPT_ENTRIES,
     LEAVING_GRACE, LOCKED_GRANT_ATTEMPTS, RELEASE_ATTEMPTS,
 };
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};

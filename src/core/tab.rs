@@ -342,8 +342,8 @@ pub enum TabOutput {
     /// Read the newest log entry; feed it to [`TabElection::handle_read`].
     ReadLog(IoId),
     /// Append `record` at slot `after + 1` if no entry follows `after` (compare-and-swap), and
-    /// feed the outcome to [`TabElection::handle_append`]. With `prune`, also delete entries far
-    /// behind in the same transaction.
+    /// feed the outcome to [`TabElection::handle_append`]. With `prune`, also delete the entries
+    /// at slots up to it in the same transaction (see [`KEPT_ENTRIES`]).
     Append {
         /// Pass it back with the outcome.
         id: IoId,
@@ -351,8 +351,8 @@ pub enum TabOutput {
         after: u64,
         /// What to write.
         record: LogRecord,
-        /// Whether to delete old entries too.
-        prune: bool,
+        /// Delete the entries at slots `1..=prune` too.
+        prune: Option<u64>,
     },
     /// Request the Web Lock (with `steal`, take it from its holder); report with
     /// [`TabElection::handle_lock`].
@@ -928,7 +928,7 @@ impl TabElection {
                         id: release,
                         after: after + 1,
                         record,
-                        prune: false,
+                        prune: None,
                     });
                 }
                 return;
@@ -1359,7 +1359,7 @@ impl TabElection {
                         id,
                         after,
                         record,
-                        prune: true,
+                        prune: prune_through(after),
                     });
                 }
             }
@@ -1380,7 +1380,7 @@ impl TabElection {
                 id,
                 after,
                 record,
-                prune: false,
+                prune: None,
             });
         }
     }
@@ -1415,7 +1415,7 @@ impl TabElection {
             id,
             after: seen.seq,
             record,
-            prune: false,
+            prune: None,
         });
     }
 
@@ -1465,7 +1465,7 @@ impl TabElection {
             id: release,
             after: hold.seq,
             record,
-            prune: false,
+            prune: None,
         });
         self.start_waiting();
     }
@@ -1527,7 +1527,7 @@ impl TabElection {
                 id,
                 after,
                 record,
-                prune: false,
+                prune: None,
             });
         }
     }
@@ -1720,6 +1720,20 @@ impl TabMirror {
     pub fn ended_voluntarily(reason: &str) -> bool {
         matches!(reason, "released" | "pagehide" | "closed")
     }
+}
+
+/// How many entries behind the slot it builds on a heartbeat keeps: it deletes older ones in
+/// its own transaction ([`TabOutput::Append`]'s `prune`), so the log of a name held for days
+/// stays small. Every writer builds on the newest entry it read, so none needs entries this far
+/// back; one that slept through them finds its slot behind the newest and counts as overtaken.
+pub const KEPT_ENTRIES: u64 = 64;
+
+/// The newest slot a heartbeat appended after `after` deletes, if any: everything more than
+/// [`KEPT_ENTRIES`] behind it.
+fn prune_through(after: u64) -> Option<u64> {
+    after
+        .checked_sub(KEPT_ENTRIES)
+        .filter(|&through| through > 0)
 }
 
 #[cfg(test)]

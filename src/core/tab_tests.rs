@@ -132,10 +132,17 @@ impl World {
                 self.tabs[tab].election.handle_read(now, id, Ok(newest));
             }
             TabOutput::Append {
-                id, after, record, ..
+                id,
+                after,
+                record,
+                prune,
             } => {
                 let newest = self.log.last().map_or(0, |e| e.seq);
                 let outcome = if newest == after {
+                    if let Some(through) = prune {
+                        assert_eq!(record.kind, EntryKind::Beat, "only heartbeats prune");
+                        self.log.retain(|e| e.seq > through);
+                    }
                     self.log.push(LogEntry {
                         seq: after + 1,
                         record,
@@ -292,9 +299,30 @@ fn a_lone_tab_becomes_active_and_keeps_renewing() {
             .filter(|e| matches!(e, TabEvent::Renewed { .. }))
             .count();
         assert!(renewals >= 29, "{renewals} renewals");
-        // Old entries are pruned by the host; here they pile up, all in order.
         assert!(world.log.windows(2).all(|w| w[1].seq == w[0].seq + 1));
     }
+}
+
+#[test]
+fn heartbeats_prune_all_but_the_newest_entries() {
+    let mut world = World::new(vec![config("a", true)]);
+    world.join(0);
+    world.run(10);
+    let mut longest = 0;
+    for _ in 0..100 {
+        world.run(1_000);
+        longest = longest.max(world.log.len());
+    }
+    assert_eq!(world.tabs[0].active, Some(1));
+    // One heartbeat a second: a hundred entries written, the grant among the pruned.
+    let newest = world.log.last().unwrap().seq;
+    assert!(newest > KEPT_ENTRIES + 1, "{newest}");
+    assert_eq!(world.log.first().unwrap().seq, newest - KEPT_ENTRIES);
+    assert_eq!(longest as u64, KEPT_ENTRIES + 1);
+    assert!(world.log.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+    // Short logs are left whole.
+    assert_eq!(prune_through(KEPT_ENTRIES), None);
+    assert_eq!(prune_through(KEPT_ENTRIES + 1), Some(1));
 }
 
 #[test]

@@ -99,7 +99,9 @@ fn output_object(output: TabOutput) -> Object {
             let object = with_id("append", id);
             set(&object, "after", &JsValue::from_f64(after as f64));
             set(&object, "record", &record_object(&record, None));
-            set(&object, "prune", &JsValue::from_bool(prune));
+            if let Some(through) = prune {
+                set(&object, "pruneThrough", &JsValue::from_f64(through as f64));
+            }
             object
         }
         TabOutput::RequestLock { id, steal } => {
