@@ -5,7 +5,7 @@
 // thread gets one timer wake-up a minute under Chrome's intensive throttling, worker timers do
 // not), or in the context itself when that is a worker. The page talks to it by messages.
 
-import { Lease, LeaseHolder } from "./api.js";
+import { LeaseHolder } from "./api.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { TabElectionCore } from "./glue/tenure.js";
@@ -360,13 +360,11 @@ export class TabEngine {
         break;
       case "active":
         this.#held = { epoch: output.epoch, reason: null };
-        this.#emitHold("role", { epoch: output.epoch }, output.remainingMs, this.#stampOfReading());
+        this.#emitRole("role", output);
         this.#startGlobal(this.#held);
         break;
       case "renewed":
-        if (this.#held?.epoch === output.epoch && this.#held.reason === null) {
-          this.#emitHold("renewed", { epoch: output.epoch }, output.remainingMs, this.#stampOfReading());
-        }
+        if (this.#held?.epoch === output.epoch && this.#held.reason === null) this.#emitRole("renewed", output);
         break;
       case "lost": {
         const held = this.#held;
@@ -388,9 +386,20 @@ export class TabEngine {
     }
   }
 
-  /** The latest input's readings as a stamp: what the core's remaining time is measured at. */
-  #stampOfReading() {
-    return { wallMs: this.#reading.wallMs, originMs: perf.timeOrigin + this.#reading.monoMs };
+  /**
+   * Reports the role's hold with what the core said remains of it, stamped with the readings
+   * that remaining time is measured at (the latest input's). The page's mirror back-dates it by
+   * the transit, and a report with nothing left after it is no hold.
+   */
+  #emitRole(type, output) {
+    const { monoMs, wallMs } = this.#reading;
+    this.#emit({ type, epoch: output.epoch, remainingMs: output.remainingMs, wallMs, originMs: perf.timeOrigin + monoMs });
+  }
+
+  /** Reports the global lease as the holder validated it: its token, and what remains of it now. */
+  #emitGlobal(holder) {
+    const at = stamp();
+    this.#emit({ type: "global", token: holder.lease.token, remainingMs: holder.lease.remainingMs(), ...at });
   }
 
   // Open only while taking part: a page in the back/forward cache is evicted when a message
@@ -451,11 +460,6 @@ export class TabEngine {
     lock.release?.();
   }
 
-  #emitHold(type, fields, remainingMs, at) {
-    if (!(remainingMs > 0)) return;
-    this.#emit({ type, ...fields, remainingMs, ...at });
-  }
-
   // Global mode: the active tab alone holds the grantor lease, under one id for the browser, so
   // a successor re-grants at once with a larger token and the old token is fenced.
   #startGlobal(held) {
@@ -479,16 +483,7 @@ export class TabEngine {
             }
             return reply;
           },
-          renew: async (args) => {
-            const sentAt = Lease.stamp();
-            const reply = await grantor.renew(args);
-            if (reply?.renewed === true && this.#held === held && held.reason === null) {
-              const granted = Number.isFinite(reply.durationMs) ? reply.durationMs : args.durationMs;
-              const at = stamp();
-              this.#emitHold("global", { token: reply.token }, remainingSince(sentAt, Math.min(granted, args.durationMs)), at);
-            }
-            return reply;
-          },
+          renew: (args) => grantor.renew(args),
           release: (args) => grantor.release?.(args),
         };
         this.#globalHolder = new LeaseHolder(wrapped, { ...config, holderId });
@@ -512,8 +507,12 @@ export class TabEngine {
         holder.onLeaseLost = resolve;
         held.globalEnded = resolve;
       });
-      const at = stamp();
-      this.#emitHold("global", { token: result.token }, holder.lease.remainingMs(), at);
+      // Each renewal is reported once the holder has validated and applied it: its lease then
+      // says what the grantor granted, from when the renewal was sent.
+      holder.onRenewed = () => {
+        if (this.#held === held && held.reason === null) this.#emitGlobal(holder);
+      };
+      this.#emitGlobal(holder);
       const reason = await lost;
       if (!this.#stillHeld(held)) return;
       this.#emit({ type: "global-lost", reason });
@@ -538,20 +537,10 @@ export class TabEngine {
     const holder = this.#globalHolder;
     if (holder === null) return;
     holder.onLeaseLost = null;
+    holder.onRenewed = null;
     if (voluntary) await holder.release().catch(() => {});
     else holder.surrender("tab_inactive");
   }
-}
-
-/**
- * Milliseconds left of `durationMs` since `sentAt` (a `Lease.stamp()`), by the core's rule for
- * elapsed time: a lease of that duration granted at `sentAt`, asked now.
- */
-function remainingSince(sentAt, durationMs) {
-  if (!(durationMs > 1)) return 0;
-  const lease = new Lease(durationMs, 1);
-  lease.grant(0, sentAt);
-  return lease.remainingMs();
 }
 
 /** Core objects are made here, so the first one loads the core (see core.js). */
