@@ -310,6 +310,12 @@ export class LeaseHolder {
 
   /** Called with the reason when the lease is lost (not when released). Assign a function. */
   onLeaseLost = null;
+  /**
+   * Called with the token after each successful renewal, once `lease` reflects it: the grantor's
+   * reply validated, the duration it granted counted from when the renewal was sent. Assign a
+   * function.
+   */
+  onRenewed = null;
 
   constructor(grantor, config) {
     const observed = this.#observed(grantor);
@@ -496,6 +502,11 @@ export class LeaseHolder {
         }
         this.#remainingAtReply = null;
         this.#scheduleNextRenewal();
+        try {
+          this.onRenewed?.(detail.token);
+        } catch (error) {
+          rethrowLater(error);
+        }
         break;
       case "renewFailed":
         this.#counts.renewFailures += 1;

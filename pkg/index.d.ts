@@ -186,6 +186,11 @@ export class LeaseHolder implements AsyncDisposable {
   /** Called with the reason when a hold is lost (not when released). */
   onLeaseLost: ((reason: LossReason) => void) | null;
   /**
+   * Called with the token after each successful renewal, once `lease` reflects it (the reply
+   * validated, the granted duration counted from when the renewal was sent).
+   */
+  onRenewed: ((token: number) => void) | null;
+  /**
    * Asks for the lease. With `wait: true`, campaigns until granted (using the denial's
    * `expiresInMs`, else jittered backoff); rejects with `signal.reason` if aborted. A grant
    * request in flight when the signal aborts is not abandoned: if the grantor grants it anyway,

@@ -5,7 +5,7 @@
 // thread gets one timer wake-up a minute under Chrome's intensive throttling, worker timers do
 // not), or in the context itself when that is a worker. The page talks to it by messages.
 
-import { Lease, LeaseHolder } from "./api.js";
+import { LeaseHolder } from "./api.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { TabElectionCore } from "./glue/tenure.js";
@@ -156,9 +156,6 @@ async function shareSecret(resource, secret) {
 // `add` at the slot after the newest entry its writer knows, which fails if anyone wrote since:
 // a compare-and-set that needs no read-then-write transaction.
 
-/** Entries older than this many slots behind a heartbeat are deleted by it. */
-const KEEP = 64;
-
 function logRange(name) {
   return IDBKeyRange.bound([name, 0], [name, Infinity]);
 }
@@ -178,16 +175,17 @@ export async function latestEntry(name) {
 
 /**
  * Appends `value` at slot `after + 1`; resolves the new entry, or null when someone wrote after
- * `after` (the slot is taken, or, for a writer far behind, later slots exist). `prune` deletes
- * entries far behind in the same transaction.
+ * `after` (the slot is taken, or, for a writer far behind, later slots exist). With
+ * `pruneThrough` (the core's choice), the entries at slots up to it are deleted in the same
+ * transaction.
  */
-async function append(name, after, value, prune) {
+async function append(name, after, value, pruneThrough) {
   let conflict = false;
   let newest = null;
   try {
     await transact([LEASES], "readwrite", (tx) => {
       const store = tx.objectStore(LEASES);
-      if (prune && after > KEEP) store.delete(IDBKeyRange.bound([name, 0], [name, after - KEEP]));
+      if (pruneThrough !== undefined) store.delete(IDBKeyRange.bound([name, 0], [name, pruneThrough]));
       store.add(value, [name, after + 1]).onerror = () => {
         conflict = true;
       };
@@ -340,7 +338,7 @@ export class TabEngine {
         );
         break;
       case "append":
-        append(name, output.after, output.record, output.prune).then(
+        append(name, output.after, output.record, output.pruneThrough).then(
           (entry) =>
             this.#input((core, mono, wall) =>
               core.appended(mono, wall, output.id, entry === null ? "conflict" : "appended"),
@@ -362,13 +360,11 @@ export class TabEngine {
         break;
       case "active":
         this.#held = { epoch: output.epoch, reason: null };
-        this.#emitHold("role", { epoch: output.epoch }, output.remainingMs, this.#stampOfReading());
+        this.#emitRole("role", output);
         this.#startGlobal(this.#held);
         break;
       case "renewed":
-        if (this.#held?.epoch === output.epoch && this.#held.reason === null) {
-          this.#emitHold("renewed", { epoch: output.epoch }, output.remainingMs, this.#stampOfReading());
-        }
+        if (this.#held?.epoch === output.epoch && this.#held.reason === null) this.#emitRole("renewed", output);
         break;
       case "lost": {
         const held = this.#held;
@@ -390,9 +386,20 @@ export class TabEngine {
     }
   }
 
-  /** The latest input's readings as a stamp: what the core's remaining time is measured at. */
-  #stampOfReading() {
-    return { wallMs: this.#reading.wallMs, originMs: perf.timeOrigin + this.#reading.monoMs };
+  /**
+   * Reports the role's hold with what the core said remains of it, stamped with the readings
+   * that remaining time is measured at (the latest input's). The page's mirror back-dates it by
+   * the transit, and a report with nothing left after it is no hold.
+   */
+  #emitRole(type, output) {
+    const { monoMs, wallMs } = this.#reading;
+    this.#emit({ type, epoch: output.epoch, remainingMs: output.remainingMs, wallMs, originMs: perf.timeOrigin + monoMs });
+  }
+
+  /** Reports the global lease as the holder validated it: its token, and what remains of it now. */
+  #emitGlobal(holder) {
+    const at = stamp();
+    this.#emit({ type: "global", token: holder.lease.token, remainingMs: holder.lease.remainingMs(), ...at });
   }
 
   // Open only while taking part: a page in the back/forward cache is evicted when a message
@@ -453,11 +460,6 @@ export class TabEngine {
     lock.release?.();
   }
 
-  #emitHold(type, fields, remainingMs, at) {
-    if (!(remainingMs > 0)) return;
-    this.#emit({ type, ...fields, remainingMs, ...at });
-  }
-
   // Global mode: the active tab alone holds the grantor lease, under one id for the browser, so
   // a successor re-grants at once with a larger token and the old token is fenced.
   #startGlobal(held) {
@@ -481,16 +483,7 @@ export class TabEngine {
             }
             return reply;
           },
-          renew: async (args) => {
-            const sentAt = Lease.stamp();
-            const reply = await grantor.renew(args);
-            if (reply?.renewed === true && this.#held === held && held.reason === null) {
-              const granted = Number.isFinite(reply.durationMs) ? reply.durationMs : args.durationMs;
-              const at = stamp();
-              this.#emitHold("global", { token: reply.token }, remainingSince(sentAt, Math.min(granted, args.durationMs)), at);
-            }
-            return reply;
-          },
+          renew: (args) => grantor.renew(args),
           release: (args) => grantor.release?.(args),
         };
         this.#globalHolder = new LeaseHolder(wrapped, { ...config, holderId });
@@ -514,8 +507,12 @@ export class TabEngine {
         holder.onLeaseLost = resolve;
         held.globalEnded = resolve;
       });
-      const at = stamp();
-      this.#emitHold("global", { token: result.token }, holder.lease.remainingMs(), at);
+      // Each renewal is reported once the holder has validated and applied it: its lease then
+      // says what the grantor granted, from when the renewal was sent.
+      holder.onRenewed = () => {
+        if (this.#held === held && held.reason === null) this.#emitGlobal(holder);
+      };
+      this.#emitGlobal(holder);
       const reason = await lost;
       if (!this.#stillHeld(held)) return;
       this.#emit({ type: "global-lost", reason });
@@ -540,20 +537,10 @@ export class TabEngine {
     const holder = this.#globalHolder;
     if (holder === null) return;
     holder.onLeaseLost = null;
+    holder.onRenewed = null;
     if (voluntary) await holder.release().catch(() => {});
     else holder.surrender("tab_inactive");
   }
-}
-
-/**
- * Milliseconds left of `durationMs` since `sentAt` (a `Lease.stamp()`), by the core's rule for
- * elapsed time: a lease of that duration granted at `sentAt`, asked now.
- */
-function remainingSince(sentAt, durationMs) {
-  if (!(durationMs > 1)) return 0;
-  const lease = new Lease(durationMs, 1);
-  lease.grant(0, sentAt);
-  return lease.remainingMs();
 }
 
 /** Core objects are made here, so the first one loads the core (see core.js). */

@@ -10,7 +10,7 @@ import { LeaseHolder } from "./api.js";
 import { LeaseError } from "./errors.js";
 import { FENCED, NAME_PREFIX, TabEngine, latestEntry, makeCore, storageError, transact } from "./tab-engine.js";
 import { coreModule } from "./core.js";
-import { TabMirrorCore, checkTabName, tabDefaults } from "./glue/tenure.js";
+import { PageHoldCore, checkTabName, tabDefaults } from "./glue/tenure.js";
 import TAB_WORKER_SOURCE from "./glue/tab-worker-source.js";
 
 let workerUrl = null;
@@ -88,7 +88,7 @@ function closedError() {
 
 function endReason(reason) {
   // The core says which reasons are the tab's own choice: the signal says "released", not "lost".
-  if (TabMirrorCore.endedVoluntarily(reason)) {
+  if (PageHoldCore.endedVoluntarily(reason)) {
     return new LeaseError("ERR_LEASE_RELEASED", `tab lease released: ${reason}`, { reason });
   }
   return new LeaseError("ERR_LEASE_LOST", `tab lease lost: ${reason}`, { reason });
@@ -121,12 +121,10 @@ export class TabLease {
   #broken = null;
   #candidate = false;
   #rejoin = false;
-  #role = null;
-  #global = null;
   #epoch = null;
   #grantorToken = null;
-  #mirror;
-  #globalMirror = null;
+  /** The role and (global mode) grantor lease reported, mirrored on this side's clocks. */
+  #page;
   #mirrorTimer = null;
   #hold = null;
   #ended;
@@ -192,7 +190,6 @@ export class TabLease {
       this.#grantor = grantor;
       globalConfig = { ...timings, renewIntervalMs: globalRenew, resource };
       if (holderId !== undefined) globalConfig.holderId = holderId;
-      this.#globalMirror = makeCore(() => new TabMirrorCore(timings.leaseMs, timings.marginMs));
     }
 
     assertSupported("TabLease");
@@ -207,7 +204,7 @@ export class TabLease {
     };
     this.#mode =
       webLocks !== false && typeof globalThis.navigator?.locks?.request === "function" ? "web-locks" : "lease";
-    this.#mirror = makeCore(() => new TabMirrorCore(leaseMs, marginMs));
+    this.#page = makeCore(() => new PageHoldCore(leaseMs, marginMs, globalConfig));
     this.#ended = AbortSignal.abort(new LeaseError("ERR_LEASE_NOT_HELD", "this tab is not active"));
     this.onActive = onActive;
     this.onInactive = onInactive;
@@ -485,31 +482,23 @@ export class TabLease {
         break;
       case "role":
         if (this.#closed || !this.#candidate) break;
-        this.#role = { epoch: message.epoch };
         this.#epoch = message.epoch;
-        this.#mirrorGrant(this.#mirror, message.epoch, message);
+        this.#report("roleGranted", message.epoch, message);
         this.#update("expired");
         break;
       case "renewed":
-        if (this.#role?.epoch !== message.epoch) break;
-        this.#mirrorGrant(this.#mirror, message.epoch, message);
+        this.#report("roleRenewed", message.epoch, message);
         this.#update("expired");
         break;
       case "role-lost":
-        if (this.#role?.epoch !== message.epoch) break;
-        this.#role = null;
-        this.#global = null;
-        this.#update(message.reason);
+        if (this.#page.roleLost(message.epoch)) this.#update(message.reason);
         break;
       case "global":
-        if (this.#role === null) break;
-        this.#global = { token: message.token };
-        this.#grantorToken = message.token;
-        this.#mirrorGrant(this.#globalMirror, message.token, message);
+        if (this.#report("grantorGranted", message.token, message)) this.#grantorToken = message.token;
         this.#update("grantor_lost");
         break;
       case "global-lost":
-        this.#global = null;
+        this.#page.grantorLost();
         this.#update("grantor_lost");
         break;
       case "left":
@@ -533,48 +522,34 @@ export class TabLease {
   }
 
   /**
-   * Mirrors a reported hold on this side's clocks; the core back-dates it by the message's
-   * transit, so a late message can only shorten this side's belief.
+   * Feeds a reported hold to the page's mirror (`method` of PageHoldCore) with this side's
+   * clocks; the core back-dates it by the message's transit, so a late message can only shorten
+   * this side's belief. Returns what the core answers.
    */
-  #mirrorGrant(mirror, token, message) {
+  #report(method, token, message) {
     const monoMs = perf.now();
     const wallMs = Date.now();
-    mirror.accept(monoMs, wallMs, perf.timeOrigin + monoMs, token, message.remainingMs, message.wallMs, message.originMs);
-  }
-
-  /** Whether the hold stands by this side's clocks; else the reason it lapsed, or null. */
-  #holdsNow() {
-    if (this.#role === null) return null;
-    const monoMs = perf.now();
-    const wallMs = Date.now();
-    if (!this.#mirror.holds(monoMs, wallMs)) {
-      // This side's clocks say the hold ran out (a freeze, a hang, messages that never came):
-      // stop at once, and have the engine step down so the role is freed.
-      this.#role = null;
-      this.#global = null;
-      this.#post({ type: "yield" });
-      return "expired";
-    }
-    if (this.#config.global === null) return true;
-    if (this.#global !== null && !this.#globalMirror.holds(monoMs, wallMs)) {
-      this.#global = null;
-      return "grantor_lost";
-    }
-    return this.#global !== null ? true : null;
+    const origin = perf.timeOrigin + monoMs;
+    return this.#page[method](monoMs, wallMs, origin, token, message.remainingMs, message.wallMs, message.originMs);
   }
 
   #stepDown(reason) {
-    this.#role = null;
-    this.#global = null;
+    this.#page.stepDown();
     this.#update(reason);
   }
 
   /** Moves between active and not, firing callbacks; `reason` explains a step down. */
   #update(reason) {
     if (this.#closed) return;
-    const holds = this.#holdsNow();
-    const active = holds === true;
-    if (typeof holds === "string") reason = holds;
+    // The core says where the hold stands by this side's clocks, and which lapse ended it.
+    const standing = this.#page.standing(perf.now(), Date.now());
+    if (standing === "expired") {
+      // The hold ran out here (a freeze, a hang, messages that never came): the core dropped it;
+      // have the engine step down so the role is freed.
+      this.#post({ type: "yield" });
+    }
+    if (standing === "expired" || standing === "grantor_lost") reason = standing;
+    const active = standing === "holds";
     if (active && this.#hold === null) {
       const hold = new AbortController();
       this.#hold = hold;
@@ -609,9 +584,7 @@ export class TabLease {
 
   #armMirrorTimer() {
     clearTimeout(this.#mirrorTimer);
-    let until = this.#mirror.safeUntil ?? 0;
-    if (this.#global !== null) until = Math.min(until, this.#globalMirror.safeUntil ?? 0);
-    const left = until - perf.now();
+    const left = (this.#page.safeUntil ?? 0) - perf.now();
     // A backstop only: in a hidden tab this timer may fire a minute late, but every read of
     // `isActive` or `signal`, and every wake-up event, checks the clocks directly.
     this.#mirrorTimer = setTimeout(() => this.#update("expired"), Math.max(0, left) + 1);
@@ -646,13 +619,13 @@ export class TabLease {
       if (!this.#candidate) return;
       this.#candidate = false;
       this.#rejoin = true;
-      const role = this.#role;
+      const epoch = this.#page.epoch;
       this.#stepDown("pagehide");
-      if (role !== null && typeof globalThis.BroadcastChannel === "function") {
+      if (epoch !== undefined && typeof globalThis.BroadcastChannel === "function") {
         // The logged release may never commit before the page is gone; this message leaves
         // now, so candidates need not wait out the lease.
         const channel = new BroadcastChannel(NAME_PREFIX + this.#name);
-        channel.postMessage({ type: "leaving", holder: this.#config.instanceId, epoch: role.epoch });
+        channel.postMessage({ type: "leaving", holder: this.#config.instanceId, epoch });
         channel.close();
       }
       this.#detach();

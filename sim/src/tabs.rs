@@ -49,8 +49,6 @@ const MS: u64 = 1_000;
 const SECOND: u64 = 1_000_000;
 /// Timers of a hidden tab's main thread fire up to this late (intensive throttling).
 const HIDDEN_TIMER_LATENESS: u64 = 60 * SECOND;
-/// Entries this far behind a heartbeat are pruned by it (as `pkg/tab-engine.js` does).
-const KEEP: u64 = 64;
 const WALL_EPOCH: u64 = 1_700_000_000_000_000;
 /// Steps after which a run is cut short as runaway (a busy loop in the core).
 const MAX_STEPS: u64 = 400_000;
@@ -249,7 +247,7 @@ enum Storage {
         id: IoId,
         after: u64,
         record: LogRecord,
-        prune: bool,
+        prune: Option<u64>,
     },
     /// The fenced store's first step: compare with the newest epoch in the log.
     FenceCheck {
@@ -846,13 +844,19 @@ impl World {
     }
 
     /// IndexedDB's `add` at `after + 1` (fails if the slot exists), then the newest key.
-    fn append(&mut self, tab: usize, after: u64, record: LogRecord, prune: bool) -> AppendOutcome {
+    fn append(
+        &mut self,
+        tab: usize,
+        after: u64,
+        record: LogRecord,
+        prune: Option<u64>,
+    ) -> AppendOutcome {
         let slot = after + 1;
         if self.log.contains_key(&slot) {
             return AppendOutcome::Conflict;
         }
-        if prune && after > KEEP {
-            self.log.retain(|seq, _| *seq > after - KEEP);
+        if let Some(through) = prune {
+            self.log.retain(|seq, _| *seq > through);
         }
         let newest = self.log.last_key_value().map(|(s, r)| (*s, r.clone()));
         self.note(format!(

@@ -18,7 +18,9 @@
 //! command or a `handle_*` input with the current [`Now`], carries out every [`TabOutput`] from
 //! [`TabElection::poll_output`], and arms one timer for [`TabElection::poll_timeout`]. The page
 //! side of a worker-run election mirrors each reported hold on its own clocks with
-//! [`TabMirror`], which back-dates the report by its transit and tells the page when to yield.
+//! [`TabMirror`], which back-dates the report by its transit and tells the page when to yield;
+//! [`PageHold`] combines the role's mirror with the grantor lease's (global mode) into the
+//! page's one answer, [`PageStanding`].
 
 use std::collections::VecDeque;
 
@@ -351,8 +353,8 @@ pub enum TabOutput {
     /// Read the newest log entry; feed it to [`TabElection::handle_read`].
     ReadLog(IoId),
     /// Append `record` at slot `after + 1` if no entry follows `after` (compare-and-swap), and
-    /// feed the outcome to [`TabElection::handle_append`]. With `prune`, also delete entries far
-    /// behind in the same transaction.
+    /// feed the outcome to [`TabElection::handle_append`]. With `prune`, also delete the entries
+    /// at slots up to it in the same transaction (see [`KEPT_ENTRIES`]).
     Append {
         /// Pass it back with the outcome.
         id: IoId,
@@ -360,8 +362,8 @@ pub enum TabOutput {
         after: u64,
         /// What to write.
         record: LogRecord,
-        /// Whether to delete old entries too.
-        prune: bool,
+        /// Delete the entries at slots `1..=prune` too.
+        prune: Option<u64>,
     },
     /// Request the Web Lock (with `steal`, take it from its holder); report with
     /// [`TabElection::handle_lock`].
@@ -937,7 +939,7 @@ impl TabElection {
                         id: release,
                         after: after + 1,
                         record,
-                        prune: false,
+                        prune: None,
                     });
                 }
                 return;
@@ -1365,7 +1367,7 @@ impl TabElection {
                         id,
                         after,
                         record,
-                        prune: true,
+                        prune: prune_through(after),
                     });
                 }
             }
@@ -1389,7 +1391,7 @@ impl TabElection {
                 id,
                 after,
                 record,
-                prune: false,
+                prune: None,
             });
         }
     }
@@ -1428,7 +1430,7 @@ impl TabElection {
             id,
             after: seen.seq,
             record,
-            prune: false,
+            prune: None,
         });
     }
 
@@ -1479,7 +1481,7 @@ impl TabElection {
             id: release,
             after: hold.seq,
             record,
-            prune: false,
+            prune: None,
         });
         self.start_waiting();
     }
@@ -1541,7 +1543,7 @@ impl TabElection {
                 id,
                 after,
                 record,
-                prune: false,
+                prune: None,
             });
         }
     }
@@ -1733,6 +1735,214 @@ impl TabMirror {
     /// expired, was taken over or lost its grantor lease ended against the page's will.
     pub fn ended_voluntarily(reason: &str) -> bool {
         matches!(reason, "released" | "pagehide" | "closed")
+    }
+}
+
+/// How many entries behind the slot it builds on a heartbeat keeps: it deletes older ones in
+/// its own transaction ([`TabOutput::Append`]'s `prune`), so the log of a name held for days
+/// stays small. Every writer builds on the newest entry it read, so none needs entries this far
+/// back; one that slept through them finds its slot behind the newest and counts as overtaken.
+pub const KEPT_ENTRIES: u64 = 64;
+
+/// The newest slot a heartbeat appended after `after` deletes, if any: everything more than
+/// [`KEPT_ENTRIES`] behind it.
+fn prune_through(after: u64) -> Option<u64> {
+    after
+        .checked_sub(KEPT_ENTRIES)
+        .filter(|&through| through > 0)
+}
+
+/// Where the page's hold stands at a reading ([`PageHold::standing`]). The two lapses are
+/// reported once: the hold they end is dropped, so the next reading finds what remains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageStanding {
+    /// The page is the active one: it may act.
+    Holds,
+    /// The role ran out by the page's clocks (a freeze, a hang, reports that never came): the
+    /// page stops at once and has the election step down ([`TabElection::yield_role`]), the
+    /// yield rule. Wins over a grantor lease that ran out at the same time.
+    Expired,
+    /// In global mode, the grantor lease ran out by the page's clocks while the role stands: the
+    /// page stops acting until the lease is granted again.
+    GrantorLost,
+    /// The role stands, but in global mode the grantor lease is not held yet: not active, and
+    /// nothing ended.
+    AwaitingGrantor,
+    /// No role is held.
+    NotHeld,
+}
+
+impl PageStanding {
+    /// The name the page reports (`"holds"`, `"expired"`, `"grantor_lost"`,
+    /// `"awaiting_grantor"`, `"not_held"`); a lapse's name is also the reason its hold ended.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageStanding::Holds => "holds",
+            PageStanding::Expired => "expired",
+            PageStanding::GrantorLost => "grantor_lost",
+            PageStanding::AwaitingGrantor => "awaiting_grantor",
+            PageStanding::NotHeld => "not_held",
+        }
+    }
+}
+
+/// The grantor lease of global mode as the page mirrors it.
+#[derive(Clone, Debug)]
+struct GrantorHold {
+    mirror: TabMirror,
+    /// The token of the lease reported held, until it is reported lost or runs out.
+    token: Option<Token>,
+}
+
+/// Everything the page believes about its hold when the election runs in another context: the
+/// role reported by the election and, in global mode, the grantor lease reported by the
+/// engine's holder, each mirrored on the page's clocks ([`TabMirror`]). The page is active only
+/// while the role stands and, in global mode, the grantor lease too; [`PageHold::standing`]
+/// says which of them ended first.
+#[derive(Clone, Debug)]
+pub struct PageHold {
+    role: TabMirror,
+    /// The epoch of the role reported held, until it is reported lost, runs out or is let go.
+    epoch: Option<Token>,
+    grantor: Option<GrantorHold>,
+}
+
+impl PageHold {
+    /// A page hold mirroring the role with `role` and, in global mode, the grantor lease with
+    /// `grantor`.
+    pub fn new(role: TabMirror, grantor: Option<TabMirror>) -> PageHold {
+        PageHold {
+            role,
+            epoch: None,
+            grantor: grantor.map(|mirror| GrantorHold {
+                mirror,
+                token: None,
+            }),
+        }
+    }
+
+    /// The election reported the hold `epoch` active, with `remaining` left when stamped `sent`
+    /// (received at `now`, see [`TabMirror::accept`]). A hold with another epoch than the one
+    /// mirrored replaces it and everything it held: its own report alone says how long it lasts.
+    pub fn role_granted(
+        &mut self,
+        now: Now,
+        now_origin: Micros,
+        epoch: Token,
+        remaining: Micros,
+        sent: Stamp,
+    ) {
+        if self.epoch != Some(epoch) {
+            self.step_down();
+            self.epoch = Some(epoch);
+        }
+        self.role.accept(now, now_origin, epoch, remaining, sent);
+    }
+
+    /// The election renewed the hold `epoch`; a report for any other hold is stale and ignored.
+    pub fn role_renewed(
+        &mut self,
+        now: Now,
+        now_origin: Micros,
+        epoch: Token,
+        remaining: Micros,
+        sent: Stamp,
+    ) {
+        if self.epoch == Some(epoch) {
+            self.role.accept(now, now_origin, epoch, remaining, sent);
+        }
+    }
+
+    /// The election ended the hold `epoch`. Returns whether that was the hold mirrored (a report
+    /// about an older one changes nothing).
+    pub fn role_lost(&mut self, epoch: Token) -> bool {
+        if self.epoch != Some(epoch) {
+            return false;
+        }
+        self.step_down();
+        true
+    }
+
+    /// The engine's holder has the grantor lease `token`, with `remaining` left when stamped
+    /// `sent`. Returns whether it counts: only in global mode, and while a role is held (the
+    /// engine holds the lease for the role alone). A new token replaces the lease mirrored.
+    pub fn grantor_granted(
+        &mut self,
+        now: Now,
+        now_origin: Micros,
+        token: Token,
+        remaining: Micros,
+        sent: Stamp,
+    ) -> bool {
+        let Some(grantor) = self.grantor.as_mut().filter(|_| self.epoch.is_some()) else {
+            return false;
+        };
+        if grantor.token != Some(token) {
+            grantor.mirror.clear();
+            grantor.token = Some(token);
+        }
+        grantor
+            .mirror
+            .accept(now, now_origin, token, remaining, sent);
+        true
+    }
+
+    /// The engine's holder lost the grantor lease (or could not get one).
+    pub fn grantor_lost(&mut self) {
+        if let Some(grantor) = &mut self.grantor {
+            grantor.token = None;
+            grantor.mirror.clear();
+        }
+    }
+
+    /// The page let go of the role (released, closed, hidden for good) or the election ended it.
+    pub fn step_down(&mut self) {
+        self.epoch = None;
+        self.role.clear();
+        self.grantor_lost();
+    }
+
+    /// Where the hold stands at `now`. The role is judged first: a role that ran out ends the
+    /// hold as [`PageStanding::Expired`] whatever the grantor lease says, and drops both, so the
+    /// page yields once. A grantor lease that ran out is dropped too.
+    pub fn standing(&mut self, now: Now) -> PageStanding {
+        if self.epoch.is_none() {
+            return PageStanding::NotHeld;
+        }
+        if !self.role.holds(now) {
+            self.step_down();
+            return PageStanding::Expired;
+        }
+        let Some(grantor) = &mut self.grantor else {
+            return PageStanding::Holds;
+        };
+        if grantor.token.is_none() {
+            return PageStanding::AwaitingGrantor;
+        }
+        if !grantor.mirror.holds(now) {
+            self.grantor_lost();
+            return PageStanding::GrantorLost;
+        }
+        PageStanding::Holds
+    }
+
+    /// The epoch of the role mirrored, if any.
+    pub fn epoch(&self) -> Option<Token> {
+        self.epoch
+    }
+
+    /// The monotonic reading at which the hold stops standing if the monotonic clock runs true:
+    /// the sooner of the role's and (when held) the grantor lease's, for the page's backstop
+    /// timer. `None` when either has no safe time left to wait for.
+    pub fn safe_until(&self) -> Option<MonoTime> {
+        let role = self.role.safe_until()?;
+        match &self.grantor {
+            Some(GrantorHold {
+                mirror,
+                token: Some(_),
+            }) => Some(role.min(mirror.safe_until()?)),
+            _ => Some(role),
+        }
     }
 }
 

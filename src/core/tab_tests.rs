@@ -132,10 +132,17 @@ impl World {
                 self.tabs[tab].election.handle_read(now, id, Ok(newest));
             }
             TabOutput::Append {
-                id, after, record, ..
+                id,
+                after,
+                record,
+                prune,
             } => {
                 let newest = self.log.last().map_or(0, |e| e.seq);
                 let outcome = if newest == after {
+                    if let Some(through) = prune {
+                        assert_eq!(record.kind, EntryKind::Beat, "only heartbeats prune");
+                        self.log.retain(|e| e.seq > through);
+                    }
                     self.log.push(LogEntry {
                         seq: after + 1,
                         record,
@@ -292,9 +299,30 @@ fn a_lone_tab_becomes_active_and_keeps_renewing() {
             .filter(|e| matches!(e, TabEvent::Renewed { .. }))
             .count();
         assert!(renewals >= 29, "{renewals} renewals");
-        // Old entries are pruned by the host; here they pile up, all in order.
         assert!(world.log.windows(2).all(|w| w[1].seq == w[0].seq + 1));
     }
+}
+
+#[test]
+fn heartbeats_prune_all_but_the_newest_entries() {
+    let mut world = World::new(vec![config("a", true)]);
+    world.join(0);
+    world.run(10);
+    let mut longest = 0;
+    for _ in 0..100 {
+        world.run(1_000);
+        longest = longest.max(world.log.len());
+    }
+    assert_eq!(world.tabs[0].active, Some(1));
+    // One heartbeat a second: a hundred entries written, the grant among the pruned.
+    let newest = world.log.last().unwrap().seq;
+    assert!(newest > KEPT_ENTRIES + 1, "{newest}");
+    assert_eq!(world.log.first().unwrap().seq, newest - KEPT_ENTRIES);
+    assert_eq!(longest as u64, KEPT_ENTRIES + 1);
+    assert!(world.log.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+    // Short logs are left whole.
+    assert_eq!(prune_through(KEPT_ENTRIES), None);
+    assert_eq!(prune_through(KEPT_ENTRIES + 1), Some(1));
 }
 
 #[test]
@@ -576,6 +604,178 @@ fn the_mirror_back_dates_a_report_by_its_transit() {
     assert!(!late.holds(now));
     late.clear();
     assert_eq!(late.safe_until(), None);
+}
+
+/// A report stamped at `at_ms` on both clocks (origin and wall), with `left_ms` remaining.
+fn report(at_ms: u64) -> (Stamp, Micros) {
+    let stamp = Stamp {
+        wall: WallTime(WALL0 + at_ms * MS),
+        origin: Micros(at_ms * MS),
+    };
+    (stamp, Micros(at_ms * MS))
+}
+
+/// Where the page's monotonic clock stands at `page_now(0)`: far enough from zero that a hold
+/// reported with part of its lease gone starts before it.
+const PAGE_MONO0: u64 = 100_000 * MS;
+
+/// The page's clocks at `ms`, the wall clock and the shared origin in step with `report`'s.
+fn page_now(ms: u64) -> Now {
+    Now::from_micros(PAGE_MONO0 + ms * MS, WALL0 + ms * MS)
+}
+
+fn page_mono(ms: u64) -> Option<MonoTime> {
+    Some(MonoTime(PAGE_MONO0 + ms * MS))
+}
+
+fn page_hold(global: bool) -> PageHold {
+    let mirror = || TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000)).unwrap();
+    PageHold::new(mirror(), global.then(mirror))
+}
+
+fn grant_role(page: &mut PageHold, epoch: u64, at_ms: u64, left_ms: u64) {
+    let (sent, origin) = report(at_ms);
+    let epoch = Token::new(epoch).unwrap();
+    page.role_granted(
+        page_now(at_ms),
+        origin,
+        epoch,
+        Micros::from_ms(left_ms),
+        sent,
+    );
+}
+
+fn grant_grantor(page: &mut PageHold, token: u64, at_ms: u64, left_ms: u64) -> bool {
+    let (sent, origin) = report(at_ms);
+    let token = Token::new(token).unwrap();
+    page.grantor_granted(
+        page_now(at_ms),
+        origin,
+        token,
+        Micros::from_ms(left_ms),
+        sent,
+    )
+}
+
+#[test]
+fn the_page_holds_while_its_role_stands() {
+    let mut page = page_hold(false);
+    assert_eq!(page.standing(page_now(0)), PageStanding::NotHeld);
+    grant_role(&mut page, 1, 0, 5_000);
+    assert_eq!(page.epoch(), Token::new(1).ok());
+    assert_eq!(page.standing(page_now(3_999)), PageStanding::Holds);
+    assert_eq!(page.safe_until(), page_mono(4_000));
+    // A renewal of another hold is stale; one of this hold extends it.
+    let (sent, origin) = report(3_000);
+    let now = page_now(3_000);
+    let left = Micros::from_ms(5_000);
+    page.role_renewed(now, origin, Token::new(2).unwrap(), left, sent);
+    assert_eq!(page.safe_until(), page_mono(4_000));
+    page.role_renewed(now, origin, Token::new(1).unwrap(), left, sent);
+    assert_eq!(page.safe_until(), page_mono(7_000));
+    // Running out is reported once: the role is dropped, the page yields once.
+    assert_eq!(page.standing(page_now(7_000)), PageStanding::Expired);
+    assert_eq!(page.epoch(), None);
+    assert_eq!(page.standing(page_now(7_000)), PageStanding::NotHeld);
+    assert_eq!(page.safe_until(), None);
+}
+
+#[test]
+fn a_lost_role_ends_the_hold_only_when_it_is_the_one_mirrored() {
+    let mut page = page_hold(true);
+    grant_role(&mut page, 2, 0, 5_000);
+    assert!(grant_grantor(&mut page, 9, 0, 5_000));
+    assert!(!page.role_lost(Token::new(1).unwrap()));
+    assert_eq!(page.standing(page_now(100)), PageStanding::Holds);
+    assert!(page.role_lost(Token::new(2).unwrap()));
+    assert_eq!(page.standing(page_now(100)), PageStanding::NotHeld);
+    // The grantor lease went with the role: a new role waits for its own.
+    grant_role(&mut page, 3, 200, 5_000);
+    assert_eq!(page.standing(page_now(200)), PageStanding::AwaitingGrantor);
+}
+
+#[test]
+fn a_new_role_does_not_inherit_the_time_of_the_one_before() {
+    let mut page = page_hold(false);
+    grant_role(&mut page, 1, 0, 5_000);
+    // The next hold's report arrives with nothing left after its transit: no hold, even though
+    // the previous one's mirror still had time.
+    let (sent, _) = report(1_000);
+    let epoch = Token::new(2).unwrap();
+    let late = page_now(3_000);
+    page.role_granted(
+        late,
+        Micros(3_000 * MS),
+        epoch,
+        Micros::from_ms(1_500),
+        sent,
+    );
+    assert_eq!(page.standing(late), PageStanding::Expired);
+}
+
+#[test]
+fn in_global_mode_the_page_holds_only_with_the_grantor_lease() {
+    let mut page = page_hold(true);
+    // No role: a grantor lease does not count.
+    assert!(!grant_grantor(&mut page, 7, 0, 5_000));
+    grant_role(&mut page, 1, 0, 5_000);
+    assert_eq!(page.standing(page_now(10)), PageStanding::AwaitingGrantor);
+    assert!(grant_grantor(&mut page, 7, 0, 3_000));
+    assert_eq!(page.standing(page_now(10)), PageStanding::Holds);
+    // The sooner of the two ends the safe time: the grantor lease's 3 s less the 1 s margin.
+    assert_eq!(page.safe_until(), page_mono(2_000));
+    assert_eq!(page.standing(page_now(2_000)), PageStanding::GrantorLost);
+    // Reported once; the role still stands, waiting for the lease again.
+    assert_eq!(
+        page.standing(page_now(2_000)),
+        PageStanding::AwaitingGrantor
+    );
+    assert_eq!(page.epoch(), Token::new(1).ok());
+    assert!(grant_grantor(&mut page, 8, 2_100, 5_000));
+    assert_eq!(page.standing(page_now(2_100)), PageStanding::Holds);
+    page.grantor_lost();
+    assert_eq!(
+        page.standing(page_now(2_200)),
+        PageStanding::AwaitingGrantor
+    );
+    page.step_down();
+    assert_eq!(page.standing(page_now(2_200)), PageStanding::NotHeld);
+}
+
+#[test]
+fn the_role_running_out_wins_over_the_grantor_lease_running_out() {
+    let mut page = page_hold(true);
+    grant_role(&mut page, 1, 0, 3_000);
+    assert!(grant_grantor(&mut page, 7, 0, 3_000));
+    // Both ran out by now: the role's expiry is the reason, and the page yields.
+    assert_eq!(page.standing(page_now(2_500)), PageStanding::Expired);
+    assert_eq!(page.standing(page_now(2_500)), PageStanding::NotHeld);
+    // Without global mode, a grantor lease is never asked for.
+    let mut local = page_hold(false);
+    grant_role(&mut local, 1, 0, 5_000);
+    assert!(!grant_grantor(&mut local, 7, 0, 5_000));
+    assert_eq!(local.standing(page_now(10)), PageStanding::Holds);
+}
+
+#[test]
+fn standings_have_the_names_the_page_reports() {
+    let names = [
+        (PageStanding::Holds, "holds"),
+        (PageStanding::Expired, "expired"),
+        (PageStanding::GrantorLost, "grantor_lost"),
+        (PageStanding::AwaitingGrantor, "awaiting_grantor"),
+        (PageStanding::NotHeld, "not_held"),
+    ];
+    for (standing, name) in names {
+        assert_eq!(standing.as_str(), name);
+    }
+    // A lapse's name is the reason the hold ended, and neither is the page's own choice.
+    assert!(!TabMirror::ended_voluntarily(
+        PageStanding::Expired.as_str()
+    ));
+    assert!(!TabMirror::ended_voluntarily(
+        PageStanding::GrantorLost.as_str()
+    ));
 }
 
 #[test]

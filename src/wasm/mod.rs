@@ -24,7 +24,7 @@ pub use claim::{claim_heartbeat_ms, IdleCore, SettleCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
 pub use replay::RecentCallsCore;
-pub use tab::{ObserverCore, TabElectionCore, TabMirrorCore};
+pub use tab::{ObserverCore, PageHoldCore, TabElectionCore};
 pub use wake::WakeCore;
 
 // The standard library's allocator is most of the module's size; this one fits what the binding

@@ -1,5 +1,5 @@
-//! The tab election's binding: `TabElectionCore` drives a core [`TabElection`], `TabMirrorCore`
-//! a [`TabMirror`], `ObserverCore` an [`Observer`]. JavaScript (`pkg/tab-engine.js`,
+//! The tab election's binding: `TabElectionCore` drives a core [`TabElection`], `PageHoldCore`
+//! a [`PageHold`], `ObserverCore` an [`Observer`]. JavaScript (`pkg/tab-engine.js`,
 //! `pkg/tab-lease.js`, `pkg/kubernetes-lease-grantor.js`) reads the clocks, passes them in with
 //! every call, and carries out what the core asks: IndexedDB, Web Locks, BroadcastChannel,
 //! timers. Nothing here calls JavaScript back, so no borrow can be re-entered.
@@ -10,7 +10,8 @@ use wasm_bindgen::prelude::*;
 use super::error::{config_error, get, lease_error, set};
 use crate::core::{
     checked_ms, AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice,
-    Now, Observer, Stamp, TabConfig, TabElection, TabEvent, TabMirror, TabOutput, WallTime,
+    Now, Observer, PageHold, Stamp, TabConfig, TabElection, TabEvent, TabMirror, TabOutput,
+    WallTime,
 };
 use crate::protocol::Token;
 
@@ -104,7 +105,9 @@ fn output_object(output: TabOutput) -> Object {
             let object = with_id("append", id);
             set(&object, "after", &JsValue::from_f64(after as f64));
             set(&object, "record", &record_object(&record, None));
-            set(&object, "prune", &JsValue::from_bool(prune));
+            if let Some(through) = prune {
+                set(&object, "pruneThrough", &JsValue::from_f64(through as f64));
+            }
             object
         }
         TabOutput::RequestLock { id, steal } => {
@@ -313,28 +316,133 @@ impl TabElectionCore {
     }
 }
 
-/// The page's mirror of a hold reported by the heartbeat worker.
+/// A report from the engine, as the page read it: `(now, now_origin, token, remaining, sent)`
+/// for [`PageHold`]'s inputs, or `None` when a reading or field is not a number it can be.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    mono_ms: f64,
+    wall_ms: f64,
+    origin_ms: f64,
+    token: f64,
+    remaining_ms: f64,
+    sent_wall_ms: f64,
+    sent_origin_ms: f64,
+) -> Option<(Now, Micros, Token, Micros, Stamp)> {
+    let now = Now::from_ms(mono_ms, wall_ms).ok()?;
+    let token = Token::from_f64(token).ok()?;
+    let ms = |value: f64| number(&JsValue::from_f64(value)).map(Micros::from_ms_f64);
+    let sent = Stamp {
+        wall: WallTime(ms(sent_wall_ms)?.0),
+        origin: ms(sent_origin_ms)?,
+    };
+    Some((now, ms(origin_ms)?, token, ms(remaining_ms)?, sent))
+}
+
+fn mirror(duration_ms: f64, margin_ms: f64) -> Result<TabMirror, JsValue> {
+    let duration = checked_ms("durationMs", duration_ms).map_err(|e| config_error(&e))?;
+    let margin = checked_ms("safetyMarginMs", margin_ms).map_err(|e| config_error(&e))?;
+    TabMirror::new(duration, margin).map_err(|e| config_error(&e))
+}
+
+/// The page's view of its hold ([`PageHold`]): the role and, in global mode, the grantor lease
+/// reported by the heartbeat worker, mirrored on the page's clocks. `pkg/tab-lease.js` feeds it
+/// every report with its readings and acts on [`PageHoldCore::standing`].
+///
+/// Each report passes the page's readings (`monoMs`, `wallMs`, and `originMs` on the shared time
+/// line), the hold's epoch or token, the `remainingMs` it had when stamped, and the stamp
+/// (`sentWallMs`, `sentOriginMs`).
 #[wasm_bindgen]
-pub struct TabMirrorCore {
-    core: TabMirror,
+pub struct PageHoldCore {
+    core: PageHold,
 }
 
 #[wasm_bindgen]
-impl TabMirrorCore {
-    /// A mirror of a lease of `durationMs`, believed while more than `marginMs` is left.
+impl PageHoldCore {
+    /// A page hold for a role lease of `leaseMs`, believed while more than `marginMs` is left;
+    /// in global mode (`global`: `{leaseMs, marginMs}` of the grantor lease, else null) also
+    /// for the grantor lease.
     #[wasm_bindgen(skip_jsdoc, constructor)]
-    pub fn new(duration_ms: f64, margin_ms: f64) -> Result<TabMirrorCore, JsValue> {
-        let duration = checked_ms("durationMs", duration_ms).map_err(|e| config_error(&e))?;
-        let margin = checked_ms("safetyMarginMs", margin_ms).map_err(|e| config_error(&e))?;
-        let core = TabMirror::new(duration, margin).map_err(|e| config_error(&e))?;
-        Ok(TabMirrorCore { core })
+    pub fn new(lease_ms: f64, margin_ms: f64, global: &JsValue) -> Result<PageHoldCore, JsValue> {
+        let grantor = if global.is_null() || global.is_undefined() {
+            None
+        } else {
+            let field = |key| get(global, key).as_f64().unwrap_or(f64::NAN);
+            Some(mirror(field("leaseMs"), field("marginMs"))?)
+        };
+        Ok(PageHoldCore {
+            core: PageHold::new(mirror(lease_ms, margin_ms)?, grantor),
+        })
     }
 
-    /// A report: hold `token` had `remainingMs` left when stamped (`sentWallMs`,
-    /// `sentOriginMs`); received at (`monoMs`, `wallMs`), `originMs` on the shared time line.
+    /// The election made the hold `epoch` active. A report that cannot be read ends any hold
+    /// instead: failing safe.
     #[allow(clippy::too_many_arguments)]
-    #[wasm_bindgen(skip_jsdoc)]
-    pub fn accept(
+    #[wasm_bindgen(skip_jsdoc, js_name = roleGranted)]
+    pub fn role_granted(
+        &mut self,
+        mono_ms: f64,
+        wall_ms: f64,
+        origin_ms: f64,
+        epoch: f64,
+        remaining_ms: f64,
+        sent_wall_ms: f64,
+        sent_origin_ms: f64,
+    ) {
+        let read = report(
+            mono_ms,
+            wall_ms,
+            origin_ms,
+            epoch,
+            remaining_ms,
+            sent_wall_ms,
+            sent_origin_ms,
+        );
+        match read {
+            Some((now, origin, epoch, remaining, sent)) => {
+                self.core.role_granted(now, origin, epoch, remaining, sent);
+            }
+            None => self.core.step_down(),
+        }
+    }
+
+    /// The election renewed the hold `epoch` (a report about another hold is ignored, as is one
+    /// that cannot be read: the belief runs out on its own).
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(skip_jsdoc, js_name = roleRenewed)]
+    pub fn role_renewed(
+        &mut self,
+        mono_ms: f64,
+        wall_ms: f64,
+        origin_ms: f64,
+        epoch: f64,
+        remaining_ms: f64,
+        sent_wall_ms: f64,
+        sent_origin_ms: f64,
+    ) {
+        if let Some((now, origin, epoch, remaining, sent)) = report(
+            mono_ms,
+            wall_ms,
+            origin_ms,
+            epoch,
+            remaining_ms,
+            sent_wall_ms,
+            sent_origin_ms,
+        ) {
+            self.core.role_renewed(now, origin, epoch, remaining, sent);
+        }
+    }
+
+    /// The election ended the hold `epoch`; whether that was the hold mirrored.
+    #[wasm_bindgen(skip_jsdoc, js_name = roleLost)]
+    pub fn role_lost(&mut self, epoch: f64) -> bool {
+        Token::from_f64(epoch).is_ok_and(|epoch| self.core.role_lost(epoch))
+    }
+
+    /// The engine holds the grantor lease `token`; whether it counts (global mode, a role
+    /// held). A report that cannot be read drops the lease mirrored: failing safe.
+    #[allow(clippy::too_many_arguments)]
+    #[wasm_bindgen(skip_jsdoc, js_name = grantorGranted)]
+    pub fn grantor_granted(
         &mut self,
         mono_ms: f64,
         wall_ms: f64,
@@ -343,51 +451,62 @@ impl TabMirrorCore {
         remaining_ms: f64,
         sent_wall_ms: f64,
         sent_origin_ms: f64,
-    ) {
-        let (Ok(now), Ok(token)) = (Now::from_ms(mono_ms, wall_ms), Token::from_f64(token)) else {
-            return;
-        };
-        let (Some(origin), Some(remaining), Some(sent_wall), Some(sent_origin)) = (
-            number(&JsValue::from_f64(origin_ms)),
-            number(&JsValue::from_f64(remaining_ms)),
-            number(&JsValue::from_f64(sent_wall_ms)),
-            number(&JsValue::from_f64(sent_origin_ms)),
-        ) else {
-            return;
-        };
-        let sent = Stamp {
-            wall: WallTime(Micros::from_ms_f64(sent_wall).0),
-            origin: Micros::from_ms_f64(sent_origin),
-        };
-        self.core.accept(
-            now,
-            Micros::from_ms_f64(origin),
+    ) -> bool {
+        let read = report(
+            mono_ms,
+            wall_ms,
+            origin_ms,
             token,
-            Micros::from_ms_f64(remaining),
-            sent,
+            remaining_ms,
+            sent_wall_ms,
+            sent_origin_ms,
         );
-    }
-
-    /// Whether the hold stands at these readings; when not, the page yields.
-    #[wasm_bindgen(skip_jsdoc)]
-    pub fn holds(&mut self, mono_ms: f64, wall_ms: f64) -> bool {
-        match Now::from_ms(mono_ms, wall_ms) {
-            Ok(now) => self.core.holds(now),
-            Err(_) => false,
+        match read {
+            Some((now, origin, token, remaining, sent)) => self
+                .core
+                .grantor_granted(now, origin, token, remaining, sent),
+            None => {
+                self.core.grantor_lost();
+                false
+            }
         }
     }
 
+    /// The engine lost the grantor lease.
+    #[wasm_bindgen(skip_jsdoc, js_name = grantorLost)]
+    pub fn grantor_lost(&mut self) {
+        self.core.grantor_lost();
+    }
+
+    /// The page let go of the role.
+    #[wasm_bindgen(skip_jsdoc, js_name = stepDown)]
+    pub fn step_down(&mut self) {
+        self.core.step_down();
+    }
+
+    /// Where the hold stands at these readings: `"holds"` (act), `"expired"` (stop and have the
+    /// engine step down; the role is dropped), `"grantor_lost"` (stop until the grantor lease is
+    /// back), `"awaiting_grantor"` or `"not_held"`. A lapse's name is the reason the hold ended.
+    /// Readings that are not clock readings end the role: failing safe.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn standing(&mut self, mono_ms: f64, wall_ms: f64) -> String {
+        self.core
+            .standing(holder_now(mono_ms, wall_ms))
+            .as_str()
+            .to_owned()
+    }
+
+    /// The epoch of the role mirrored, or `undefined`.
+    #[wasm_bindgen(skip_jsdoc, getter)]
+    pub fn epoch(&self) -> Option<f64> {
+        self.core.epoch().map(|epoch| epoch.get() as f64)
+    }
+
     /// When the hold stops standing if the monotonic clock runs true (`performance.now()`), or
-    /// `undefined` without a hold.
+    /// `undefined` when it has no safe time left.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = safeUntil)]
     pub fn safe_until(&self) -> Option<f64> {
         self.core.safe_until().map(|at| at.0 as f64 / 1000.0)
-    }
-
-    /// Forgets the hold.
-    #[wasm_bindgen(skip_jsdoc)]
-    pub fn clear(&mut self) {
-        self.core.clear();
     }
 
     /// Whether a hold that ended for `reason` ended by the page's own choice ("released"), not

@@ -227,6 +227,27 @@ describe("renewal", () => {
     await holder.release();
   });
 
+  it("onRenewed sees each renewal applied: the granted duration, counted from the send", async () => {
+    const grantor = scripted({
+      grant: async () => ({ granted: true, token: 3 }),
+      // Clamped below the 600 ms asked, and 100 ms on the way.
+      renew: async ({ token }) => (await sleep(100), { renewed: true, token, durationMs: 400 }),
+    });
+    const holder = new LeaseHolder(grantor, config());
+    assert.equal(holder.onRenewed, null);
+    const seen = [];
+    holder.onRenewed = (token) => seen.push({ token, remainingMs: holder.lease.remainingMs() });
+    await holder.acquire();
+    assert.ok(await eventually(() => seen.length >= 2, 2_000));
+    holder.onRenewed = null;
+    for (const { token, remainingMs } of seen) {
+      assert.equal(token, 3);
+      assert.ok(remainingMs <= 300 + 5, `remaining ${remainingMs}`);
+      assert.ok(remainingMs > 100, `remaining ${remainingMs}`);
+    }
+    await holder.release();
+  });
+
   it("a definitive refusal surrenders at once with the grantor's reason", async () => {
     const grantor = scripted({
       grant: async () => ({ granted: true, token: 3 }),

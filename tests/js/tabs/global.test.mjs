@@ -131,4 +131,30 @@ describe("TabLease global mode with the reference grantor", () => {
     for (const page of tabs) await page.close().catch(() => {});
     assert.deepEqual(errors, []);
   });
+
+  it("a tab active a second time keeps its grantor lease renewed and stays active", async () => {
+    const params = {
+      name: "global-again",
+      leaseMs: 1_000,
+      marginMs: 200,
+      grantor: proxy.url,
+      resource: `${RESOURCE}-again`,
+      globalLeaseMs: GLOBAL_LEASE_MS,
+      globalMarginMs: 300,
+    };
+    const [page] = await openTabs((url) => chrome.newPage(url), tabUrl(server, params), 1, errors);
+    await oneActive([page]);
+    await page.evaluate(() => window.tab.release());
+    await page.evaluate(() => window.tab.acquire().then(() => undefined));
+    await oneActive([page]);
+    // Several grantor leases long: only the renewals reported to the page keep it active.
+    const from = Date.now();
+    await assertExclusive([page], { samples: 10, everyMs: GLOBAL_LEASE_MS / 2 });
+    const [state] = await snapshots([page]);
+    const later = state.events.filter((e) => e.at >= from);
+    assert.deepEqual(later, [], "no step down while renewals succeed");
+    assert.equal(state.events.filter((e) => e.type === "active").length, 2);
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
 });
