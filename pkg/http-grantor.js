@@ -6,19 +6,13 @@ import { BatchCore } from "./glue/tenure.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
-import { ERROR_CODE, limit, statusKind } from "./protocol.js";
-
-/** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
-const MAX_REPLY_BYTES = 64 * 1024;
+import { ERROR_CODE, MAX_REPLY_BYTES, limit, maxBatchReplyBytes, statusKind } from "./protocol.js";
 
 /**
  * How many grants' and claims' secrets one HttpGrantor remembers (the oldest go first): room for
  * the leases of a client that batches its renewals (up to 10,000 per request) several times over.
  */
 const REMEMBERED_SECRETS = 65_536;
-
-/** Room for each result of a batch reply: a renew reply or error body is a few hundred bytes. */
-const MAX_BATCH_RESULT_BYTES = 1024;
 
 const BATCH_PATH = "/v1/renew/batch";
 
@@ -334,7 +328,7 @@ class RenewBatcher {
     const body = `{"renewals":[${entries.map((entry) => entry.text).join(",")}]}`;
     let reply;
     try {
-      reply = await this.#send(BATCH_PATH, body, undefined, 1024 + entries.length * MAX_BATCH_RESULT_BYTES);
+      reply = await this.#send(BATCH_PATH, body, undefined, maxBatchReplyBytes(entries.length));
     } catch (error) {
       this.#core.handleFailure(batchId, error.status, error.grantorCode);
       this.#drive({ error });

@@ -16,6 +16,12 @@ export const MAX_REQUEST_ID_LENGTH = 128;
 export const MIN_DURATION_MS = 1;
 /** The longest duration a holder may ask for: 2^31 - 1 ms. */
 export const MAX_DURATION_MS = 2147483647;
+/** The most bytes a client reads of a reply other than a batch's. */
+export const MAX_REPLY_BYTES = 65536;
+/** The most bytes a client reads of the reply to a batch of `renewals` renewals. */
+export function maxBatchReplyBytes(renewals) {
+  return 1024 + renewals * 1024;
+}
 /** The characters of names, holders and request ids: printable ASCII. */
 export const NAME_PATTERN = /^[\x20-\x7e]+$/;
 /** The failure kind of each HTTP status, as runs `[first, last, kind]` covering 0 to 999. */

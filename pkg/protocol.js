@@ -1,5 +1,5 @@
-// The grantor protocol's rules as the adapters apply them: the limits on names, tokens and
-// durations, and what an HTTP status or a protocol error code stands for. The values come from
+// The grantor protocol's rules as the adapters apply them: the limits on names, tokens, durations
+// and replies, and what an HTTP status or a protocol error code stands for. The values come from
 // protocol-rules.js, rendered from the Rust protocol module (a test fails when they disagree), so
 // nothing here states a rule of its own, and the adapters need not load the WebAssembly core.
 
@@ -9,6 +9,7 @@ import {
   FIRST_TOKEN,
   MAX_DURATION_MS,
   MAX_HOLDER_LENGTH,
+  MAX_REPLY_BYTES,
   MAX_REQUEST_ID_LENGTH,
   MAX_RESOURCE_LENGTH,
   MAX_TOKEN,
@@ -16,9 +17,10 @@ import {
   NAME_PATTERN,
   RENEW_REFUSAL,
   STATUS_KINDS,
+  maxBatchReplyBytes,
 } from "./protocol-rules.js";
 
-export { ERROR_CODE, RENEW_REFUSAL };
+export { ERROR_CODE, MAX_REPLY_BYTES, RENEW_REFUSAL, maxBatchReplyBytes };
 
 const LIMITS = Object.freeze({
   maxToken: MAX_TOKEN,

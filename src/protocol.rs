@@ -388,6 +388,26 @@ impl RenewReply {
 /// The most renewals one `POST /v1/renew/batch` may carry.
 pub const MAX_BATCH_RENEWALS: usize = 10_000;
 
+/// The most bytes of JSON text one result of a [`RenewBatchReply`] takes, its separating comma
+/// included: a renew reply is under 100 bytes, and a grantor shortens an error result's message
+/// ([`ErrorReply::within`]) to fit. A client reads no more of a batch reply than
+/// [`max_batch_reply_bytes`] allows, so a hostile reply costs bounded memory.
+pub const MAX_BATCH_RESULT_BYTES: usize = 1024;
+
+/// The bytes a [`RenewBatchReply`] has beyond its results (`{"results":[`, `]}`), with room to
+/// spare.
+pub const BATCH_REPLY_ENVELOPE_BYTES: usize = 1024;
+
+/// The most bytes of JSON text a grantor's reply to a batch of `renewals` renewals takes: what a
+/// client reads of it at most.
+pub const fn max_batch_reply_bytes(renewals: usize) -> usize {
+    BATCH_REPLY_ENVELOPE_BYTES + renewals * MAX_BATCH_RESULT_BYTES
+}
+
+/// The most bytes a client reads of any reply other than a batch's: a protocol reply is a few
+/// hundred bytes plus the payloads an application stored, so a longer one is hostile or broken.
+pub const MAX_REPLY_BYTES: usize = 64 * 1024;
+
 /// `POST /v1/renew/batch`: many renewals in one round trip. Each element is exactly a
 /// [`RenewRequest`], judged as if it had been sent alone; the grantor parses each on its own, so
 /// a malformed element gets its own error and the others are still renewed.
@@ -1053,6 +1073,46 @@ impl ErrorReply {
             },
         }
     }
+
+    /// The same reply, its message cut short (at a character, ending in `...`) so that its
+    /// compact JSON text `{"error":{"code":…,"message":…}}` takes at most `max_bytes` bytes; a
+    /// reply that fits is unchanged. The code is never cut: it is what a client acts on, while
+    /// the message's wording is free to change.
+    pub fn within(mut self, max_bytes: usize) -> ErrorReply {
+        const ELLIPSIS: &str = "...";
+        let fixed = r#"{"error":{"code":"","message":""}}"#.len() + json_text_len(&self.error.code);
+        let room = max_bytes.saturating_sub(fixed);
+        let message = &mut self.error.message;
+        if json_text_len(message) <= room {
+            return self;
+        }
+        let room = room.saturating_sub(ELLIPSIS.len());
+        let mut used = 0;
+        let cut = message
+            .char_indices()
+            .find(|&(_, c)| {
+                used += json_char_len(c);
+                used > room
+            })
+            .map_or(message.len(), |(at, _)| at);
+        message.truncate(cut);
+        message.push_str(ELLIPSIS);
+        self
+    }
+}
+
+/// The bytes `text` takes inside a JSON string as serde_json writes it: `"` and `\\` escaped
+/// with a backslash, control characters as `\n`-style or `\u00XX` escapes, the rest as UTF-8.
+fn json_text_len(text: &str) -> usize {
+    text.chars().map(json_char_len).sum()
+}
+
+fn json_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+        '\0'..='\u{1f}' => 6,
+        _ => c.len_utf8(),
+    }
 }
 
 impl ErrorDetail {
@@ -1387,5 +1447,47 @@ mod tests {
         assert!(!is_valid_name(&format!("{longest}r"), MAX_RESOURCE_LEN));
         assert!(!is_valid_name("tab\tname", MAX_RESOURCE_LEN));
         assert!(!is_valid_name("caf\u{e9}", MAX_RESOURCE_LEN));
+    }
+
+    /// The compact JSON text length of `reply`, as [`ErrorReply::within`] counts it.
+    fn reply_len(reply: &ErrorReply) -> usize {
+        r#"{"error":{"code":"","message":""}}"#.len()
+            + json_text_len(&reply.error.code)
+            + json_text_len(&reply.error.message)
+    }
+
+    #[test]
+    fn an_error_reply_within_a_size_keeps_its_code_and_the_longest_prefix_that_fits() {
+        assert_eq!(
+            json_text_len("a\"\\\u{1}\n\u{7f}é𝄞"),
+            1 + 2 + 2 + 6 + 2 + 1 + 2 + 4
+        );
+        let short = ErrorReply::new(ErrorCode::UnknownField, "unknown field `x`");
+        assert_eq!(short.clone().within(reply_len(&short)), short);
+        for message in [
+            "x".repeat(2_000),
+            "\"\\\u{1}\n".repeat(500),
+            "é€𝄞".repeat(500),
+            format!("{}\u{1}", "y".repeat(290)),
+        ] {
+            for max in [300, 301, 302, 303, 1023] {
+                let whole = ErrorReply::new(ErrorCode::UnknownField, message.clone());
+                let reply = whole.clone().within(max);
+                if reply_len(&whole) <= max {
+                    assert_eq!(reply, whole);
+                    continue;
+                }
+                assert_eq!(reply.error.code, "unknown_field");
+                assert!(reply_len(&reply) <= max, "{max}: {reply:?}");
+                let kept = reply.error.message.strip_suffix("...").unwrap();
+                assert!(message.starts_with(kept));
+                // One more character of the message would not have fitted.
+                let next = message[kept.len()..].chars().next().unwrap();
+                assert!(
+                    reply_len(&reply) + json_char_len(next) > max,
+                    "{max}: {reply:?}"
+                );
+            }
+        }
     }
 }

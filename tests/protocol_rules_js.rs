@@ -5,7 +5,8 @@
 
 use tenure::core::FailureKind;
 use tenure::protocol::{
-    ErrorCode, RenewRefusal, FIRST_TOKEN, MAX_HOLDER_LEN, MAX_REQUEST_DURATION_MS,
+    max_batch_reply_bytes, ErrorCode, RenewRefusal, BATCH_REPLY_ENVELOPE_BYTES, FIRST_TOKEN,
+    MAX_BATCH_RESULT_BYTES, MAX_HOLDER_LEN, MAX_REPLY_BYTES, MAX_REQUEST_DURATION_MS,
     MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN, MIN_REQUEST_DURATION_MS,
 };
 
@@ -63,10 +64,27 @@ fn render() -> String {
             "The longest duration a holder may ask for: 2^31 - 1 ms.",
             MAX_REQUEST_DURATION_MS,
         ),
+        (
+            "MAX_REPLY_BYTES",
+            "The most bytes a client reads of a reply other than a batch's.",
+            MAX_REPLY_BYTES as u64,
+        ),
     ];
     for (name, doc, value) in constants {
         out.push_str(&format!("/** {doc} */\nexport const {name} = {value};\n"));
     }
+    // `max_batch_reply_bytes` is this sum: an envelope and room for each result.
+    for renewals in [0, 1, 7, 10_000] {
+        assert_eq!(
+            max_batch_reply_bytes(renewals),
+            BATCH_REPLY_ENVELOPE_BYTES + renewals * MAX_BATCH_RESULT_BYTES
+        );
+    }
+    out.push_str(&format!(
+        "/** The most bytes a client reads of the reply to a batch of `renewals` renewals. */\n\
+         export function maxBatchReplyBytes(renewals) {{\n  \
+         return {BATCH_REPLY_ENVELOPE_BYTES} + renewals * {MAX_BATCH_RESULT_BYTES};\n}}\n"
+    ));
     // `is_valid_name`'s character set: printable ASCII, space included.
     assert!(
         tenure::protocol::is_valid_name(" ~", 2) && !tenure::protocol::is_valid_name("\x1f", 1)
