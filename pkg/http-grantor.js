@@ -2,7 +2,7 @@
 // requests to fetch calls, HTTP outcomes to replies or typed failures. Replies are validated by
 // the holder's core like any grantor's, so a malformed reply can never become a grant.
 
-import { BatchCore } from "./glue/tenure.js";
+import { BatchCore, retryAfterMs as retryAfterCore } from "./glue/tenure.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
@@ -83,13 +83,11 @@ export function grantorError(kind, message, extra = {}) {
   return error;
 }
 
-/** `Retry-After` as delay-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header) {
+/** `Retry-After` as the core reads it (delay-seconds or an HTTP-date); undefined when absent or unreadable. */
+function retryAfterMs(header) {
   if (header === null) return undefined;
-  const seconds = Number(header);
-  if (header.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+  coreModule();
+  return retryAfterCore(header);
 }
 
 /** Reads at most `limit` bytes of the body; more is an error, so a huge reply costs nothing. */

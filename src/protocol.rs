@@ -1342,6 +1342,167 @@ impl core::fmt::Display for ErrorCode {
     }
 }
 
+/// The longest wait a `Retry-After` imposes: the protocol's longest duration (2^31 − 1 ms, the
+/// longest delay a JavaScript timer can wait). A grantor asking for more is capped, not obeyed
+/// for days.
+pub const MAX_RETRY_AFTER_MS: u64 = MAX_REQUEST_DURATION_MS;
+
+/// How long a `Retry-After` field value (RFC 9110 §10.2.3) asks a client to wait, in whole ms,
+/// at the wall-clock reading `now_unix_ms` (ms since the Unix epoch): `delay-seconds` (digits
+/// only), or an HTTP-date, in the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) or the
+/// obsolete RFC 850 and asctime forms that RFC 9110 requires a recipient to accept. A date in the
+/// past is 0; a wait beyond [`MAX_RETRY_AFTER_MS`] is capped at it. Anything else (a fraction, a
+/// sign, a date that does not exist or whose weekday is wrong, text around it) is `None`: the
+/// failure stands without a hint.
+pub fn retry_after_ms(value: &str, now_unix_ms: u64) -> Option<u64> {
+    let value = value.trim_matches(|c| c == ' ' || c == '\t');
+    let wait_ms = if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Digits beyond u64 are a wait beyond the cap.
+        value
+            .parse::<u64>()
+            .map_or(u64::MAX, |s| s.saturating_mul(1000))
+    } else {
+        let at_ms = http_date_unix_s(value, now_unix_ms / 1000)?.saturating_mul(1000);
+        at_ms.saturating_sub(now_unix_ms)
+    };
+    Some(wait_ms.min(MAX_RETRY_AFTER_MS))
+}
+
+const DAY_NAMES: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+const LONG_DAY_NAMES: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+const MONTH_NAMES: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// An HTTP-date (RFC 9110 §5.6.7) as seconds since the Unix epoch, 0 for a date before it;
+/// `now_unix_s` resolves the two-digit year of the RFC 850 form. Names are case-sensitive, as
+/// the grammar has them.
+fn http_date_unix_s(value: &str, now_unix_s: u64) -> Option<u64> {
+    let b = value.as_bytes();
+    let digits = |range: core::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(range)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    let month = |range: core::ops::Range<usize>| -> Option<i64> {
+        let name = value.get(range)?;
+        let index = MONTH_NAMES.iter().position(|m| *m == name)?;
+        Some(index as i64 + 1)
+    };
+    let short_day = || DAY_NAMES.iter().position(|d| value.get(..3) == Some(*d));
+    // Each form: its weekday, date, where its time of day starts and what follows the time.
+    let (weekday, year, month, day, time, tail) = if b.get(3) == Some(&b',') {
+        // IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+        if b.len() != 29 || b[4] != b' ' || b[7] != b' ' || b[11] != b' ' || b[16] != b' ' {
+            return None;
+        }
+        let date = (digits(12..16)?, month(8..11)?, digits(5..7)?);
+        (short_day()?, date.0, date.1, date.2, 17, " GMT")
+    } else if let Some(comma) = value.find(", ") {
+        // RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`.
+        let weekday = LONG_DAY_NAMES
+            .iter()
+            .position(|d| value.get(..comma) == Some(*d))?;
+        let at = comma + 2;
+        let rest = &b[at..];
+        if rest.len() != 22 || rest[2] != b'-' || rest[6] != b'-' || rest[9] != b' ' {
+            return None;
+        }
+        // A year more than 50 years ahead is the latest past year with those two digits.
+        let this_year = year_of_day(now_unix_s / 86_400);
+        let mut year = this_year - this_year % 100 + digits(at + 7..at + 9)?;
+        if year > this_year + 50 {
+            year -= 100;
+        }
+        let date = (month(at + 3..at + 6)?, digits(at..at + 2)?);
+        (weekday, year, date.0, date.1, at + 10, " GMT")
+    } else {
+        // asctime: `Sun Nov  6 08:49:37 1994`, the day padded with a space; no zone.
+        if b.len() != 24 || b[3] != b' ' || b[7] != b' ' || b[10] != b' ' || b[19] != b' ' {
+            return None;
+        }
+        let day = if b[8] == b' ' {
+            digits(9..10)?
+        } else {
+            digits(8..10)?
+        };
+        (short_day()?, digits(20..24)?, month(4..7)?, day, 11, "")
+    };
+    let clock = b.get(time..time + 8)?;
+    let shape = clock.iter().enumerate().all(|(i, c)| match i {
+        2 | 5 => *c == b':',
+        _ => c.is_ascii_digit(),
+    });
+    // asctime's tail (the year) was read with the date.
+    if !shape || (!tail.is_empty() && b.get(time + 8..) != Some(tail.as_bytes())) {
+        return None;
+    }
+    let two = |i: usize| i64::from(clock[i] - b'0') * 10 + i64::from(clock[i + 1] - b'0');
+    let (hour, minute, second) = (two(0), two(3), two(6));
+    // A leap second, :60, is allowed.
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day)?;
+    // 1970-01-01 was a Thursday (3, counting from Monday).
+    if (days + 3).rem_euclid(7) != weekday as i64 {
+        return None;
+    }
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(u64::try_from(seconds).unwrap_or(0))
+}
+
+/// Days from 1970-01-01 to a date (negative before it); `None` if the date does not exist.
+fn days_from_civil(year: i64, month: i64, day: i64) -> Option<i64> {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month) || day < 1 || day > month_days[month as usize - 1] {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil, on years that start in March.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y.rem_euclid(400);
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    Some(era * 146_097 + day_of_era - 719_468)
+}
+
+/// The year of a day counted from 1970-01-01 (Howard Hinnant's civil_from_days).
+fn year_of_day(days: u64) -> i64 {
+    let z = days as i64 + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    // The year starts in March: January and February belong to the next one.
+    let march_based_month = (5 * day_of_year + 2) / 153;
+    year_of_era + era * 400 + i64::from(march_based_month >= 10)
+}
+
 /// Whether `name` is acceptable as a resource name, holder identity or request id of at most
 /// `max_len` bytes: non-empty and printable ASCII only (`0x20..=0x7E`, space included), so names
 /// survive logs, query strings and JavaScript unchanged.
@@ -1488,6 +1649,118 @@ mod tests {
                     "{max}: {reply:?}"
                 );
             }
+        }
+    }
+
+    /// 1994-11-06 08:49:37 UTC, RFC 9110's example date, in Unix ms.
+    const EXAMPLE_MS: u64 = 784_111_777_000;
+
+    #[test]
+    fn retry_after_in_delay_seconds_is_digits_only() {
+        let now = EXAMPLE_MS;
+        assert_eq!(retry_after_ms("120", now), Some(120_000));
+        assert_eq!(retry_after_ms("0", now), Some(0));
+        assert_eq!(retry_after_ms(" 5\t", now), Some(5_000));
+        for bad in [
+            "", " ", "1.5", "-1", "+1", "1e3", "0x10", "1 2", "1,2", "٣", "Infinity", "1s",
+        ] {
+            assert_eq!(retry_after_ms(bad, now), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn retry_after_beyond_a_timers_reach_is_capped() {
+        assert_eq!(retry_after_ms("2147483", 0), Some(2_147_483_000));
+        assert_eq!(retry_after_ms("2147484", 0), Some(MAX_RETRY_AFTER_MS));
+        assert_eq!(retry_after_ms(&"9".repeat(40), 0), Some(MAX_RETRY_AFTER_MS));
+        let far = "Fri, 31 Dec 9999 23:59:59 GMT";
+        assert_eq!(retry_after_ms(far, EXAMPLE_MS), Some(MAX_RETRY_AFTER_MS));
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_in_each_of_its_three_forms() {
+        let before = EXAMPLE_MS - 10_500;
+        for date in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Sun Nov 06 08:49:37 1994",
+        ] {
+            assert_eq!(retry_after_ms(date, before), Some(10_500), "{date}");
+            assert_eq!(retry_after_ms(date, EXAMPLE_MS), Some(0), "{date}");
+            // A date in the past asks for no wait.
+            assert_eq!(
+                retry_after_ms(date, EXAMPLE_MS + 86_400_000),
+                Some(0),
+                "{date}"
+            );
+        }
+        assert_eq!(
+            retry_after_ms("Thu, 29 Feb 2024 00:00:00 GMT", 1_709_164_800_000 - 1),
+            Some(1)
+        );
+        // A leap second, and dates at and before the epoch (past, so no wait).
+        assert_eq!(
+            retry_after_ms("Sun, 06 Nov 1994 08:49:60 GMT", before),
+            Some(33_500)
+        );
+        for past in [
+            "Thu, 01 Jan 1970 00:00:00 GMT",
+            "Wed, 31 Dec 1969 23:59:59 GMT",
+            "Sat, 01 Jan 0000 00:00:00 GMT",
+        ] {
+            assert_eq!(retry_after_ms(past, before), Some(0), "{past}");
+        }
+    }
+
+    #[test]
+    fn an_rfc_850_year_more_than_fifty_years_ahead_is_in_the_past_century() {
+        // On 2026-12-02, "76" is 2076 and "77" is 1977: 01 Feb was a Saturday, and a Tuesday.
+        let now = 1_796_169_600_000;
+        assert_eq!(year_of_day(now / 86_400_000), 2026);
+        let ahead = "Saturday, 01-Feb-76 00:00:00 GMT";
+        assert_eq!(retry_after_ms(ahead, now), Some(MAX_RETRY_AFTER_MS));
+        assert_eq!(
+            retry_after_ms("Tuesday, 01-Feb-77 00:00:00 GMT", now),
+            Some(0)
+        );
+        assert_eq!(retry_after_ms("Monday, 01-Feb-77 00:00:00 GMT", now), None);
+    }
+
+    #[test]
+    fn a_retry_after_that_is_no_http_date_is_none() {
+        for bad in [
+            // The wrong weekday, or a date that does not exist.
+            "Mon, 06 Nov 1994 08:49:37 GMT",
+            "Thu, 31 Nov 1994 08:49:37 GMT",
+            "Wed, 29 Feb 2023 00:00:00 GMT",
+            "Thu, 29 Feb 1900 00:00:00 GMT",
+            // Out of range, or not of the grammar's shape.
+            "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 06 Nov 1994 08:49:61 GMT",
+            "sun, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 nov 1994 08:49:37 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 94 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 06 Nov 1994 08:49:37 +0000",
+            "Sun, 06 Nov 1994 08:49:37",
+            "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 08-49-37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMTX",
+            "Sun,06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-1994 08:49:37 GMT",
+            "Sun, 06-Nov-94 08:49:37 GMT",
+            "Sunday, 06 Nov 94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994 GMT",
+            "Sun Nov 6 08:49:37 1994",
+            "1994-11-06T08:49:37Z",
+            "Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sün, 06 Nov 1994 08:49:37 GMT",
+            "tomorrow",
+        ] {
+            assert_eq!(retry_after_ms(bad, EXAMPLE_MS - 10_000), None, "{bad:?}");
         }
     }
 }
