@@ -6,13 +6,15 @@ import { BatchCore, retryAfterMs as retryAfterCore } from "./glue/tenure.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
-import { ERROR_CODE, MAX_REPLY_BYTES, limit, maxBatchReplyBytes, statusKind } from "./protocol.js";
-
-/**
- * How many grants' and claims' secrets one HttpGrantor remembers (the oldest go first): room for
- * the leases of a client that batches its renewals (up to 10,000 per request) several times over.
- */
-const REMEMBERED_SECRETS = 65_536;
+import {
+  ERROR_CODE,
+  MAX_REPLY_BYTES,
+  REMEMBERED_LEASES,
+  limit,
+  maxBatchReplyBytes,
+  refusesUnknownField,
+  statusKind,
+} from "./protocol.js";
 
 const BATCH_PATH = "/v1/renew/batch";
 
@@ -394,11 +396,11 @@ export class HttpGrantor {
   #credentials;
   #fetch;
   /** `[resource, token]` → the grant's secret. */
-  #leaseSecrets = new BoundedMap(REMEMBERED_SECRETS);
+  #leaseSecrets = new BoundedMap(REMEMBERED_LEASES);
   /** `[resource, holder]` → the secret of that holder's latest grant, for a re-grant. */
-  #holderSecrets = new BoundedMap(REMEMBERED_SECRETS);
+  #holderSecrets = new BoundedMap(REMEMBERED_LEASES);
   /** `[itemId, token]` → the claim's secret. */
-  #claimSecrets = new BoundedMap(REMEMBERED_SECRETS);
+  #claimSecrets = new BoundedMap(REMEMBERED_LEASES);
   /** The shared renew scheduler, or null when renewals go one by one. */
   #batcher = null;
   /** Set once the grantor refuses `claimNext` (it predates it): settle, then claim apart. */
@@ -603,8 +605,7 @@ export class HttpGrantor {
         this.#rememberClaim(reply?.next);
         return reply;
       } catch (error) {
-        // The refusal of an unknown request field: the grantor did nothing else.
-        if (error.status !== 400 || error.grantorCode !== "unknown_field") throw error;
+        if (!refusesUnknownField(error)) throw error;
         this.#claimNextRefused = true;
       }
     }

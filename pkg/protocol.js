@@ -15,12 +15,14 @@ import {
   MAX_TOKEN,
   MIN_DURATION_MS,
   NAME_PATTERN,
+  REMEMBERED_LEASES,
   RENEW_REFUSAL,
   STATUS_KINDS,
+  UNKNOWN_FIELD_REFUSAL,
   maxBatchReplyBytes,
 } from "./protocol-rules.js";
 
-export { ERROR_CODE, MAX_REPLY_BYTES, RENEW_REFUSAL, maxBatchReplyBytes };
+export { ERROR_CODE, MAX_REPLY_BYTES, REMEMBERED_LEASES, RENEW_REFUSAL, maxBatchReplyBytes };
 
 const LIMITS = Object.freeze({
   maxToken: MAX_TOKEN,
@@ -59,4 +61,12 @@ export function statusKind(status) {
 /** The failure kind a reply carrying the protocol error `code` stands for. */
 export function codeKind(code) {
   return (typeof code === "string" && Object.hasOwn(CODE_KINDS, code) && CODE_KINDS[code]) || "bad_request";
+}
+
+/**
+ * Whether the grantor failure `error` is the refusal of a request field the grantor does not
+ * know: it did nothing, and the request may go again without the field.
+ */
+export function refusesUnknownField(error) {
+  return error?.status === UNKNOWN_FIELD_REFUSAL.status && error?.grantorCode === UNKNOWN_FIELD_REFUSAL.code;
 }

@@ -1336,6 +1336,15 @@ impl ErrorCode {
     }
 }
 
+/// Whether a refusal with HTTP `status` and error `code` says that the request has a field the
+/// grantor does not know, and so that the grantor did nothing: how a grantor that predates an
+/// optional field (such as `claimNext`) answers a request carrying it. The client may send the
+/// request again without the field.
+pub fn refuses_unknown_field(status: u16, code: &str) -> bool {
+    let unknown = ErrorCode::UnknownField;
+    code == unknown.as_str() && status == unknown.http_status()
+}
+
 impl core::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())
@@ -1589,6 +1598,16 @@ mod tests {
             assert_eq!(RenewRefusal::parse(reason.as_str()), Some(reason));
         }
         assert_eq!(RenewRefusal::parse("gone"), None);
+    }
+
+    #[test]
+    fn only_a_400_unknown_field_says_a_field_is_unknown_and_nothing_was_done() {
+        assert!(refuses_unknown_field(400, "unknown_field"));
+        assert!(!refuses_unknown_field(409, "unknown_field"));
+        assert!(!refuses_unknown_field(500, "unknown_field"));
+        assert!(!refuses_unknown_field(400, "bad_json"));
+        assert!(!refuses_unknown_field(400, "UNKNOWN_FIELD"));
+        assert!(!refuses_unknown_field(400, ""));
     }
 
     #[test]
