@@ -1075,9 +1075,9 @@ impl ErrorReply {
     }
 
     /// The same reply, its message cut short (at a character, ending in `...`) so that its
-    /// compact JSON text `{"error":{"code":…,"message":…}}` takes at most `max_bytes` bytes; a
-    /// reply that fits is unchanged. The code is never cut: it is what a client acts on, while
-    /// the message's wording is free to change.
+    /// compact JSON text `{"error":{"code":…,"message":…}}` takes at most `max_bytes` bytes, given
+    /// room for the code and the `...`; a reply that fits is unchanged. The code is never cut: it
+    /// is what a client acts on, while the message's wording is free to change.
     pub fn within(mut self, max_bytes: usize) -> ErrorReply {
         const ELLIPSIS: &str = "...";
         let fixed = r#"{"error":{"code":"","message":""}}"#.len() + json_text_len(&self.error.code);
