@@ -2,23 +2,19 @@
 // requests to fetch calls, HTTP outcomes to replies or typed failures. Replies are validated by
 // the holder's core like any grantor's, so a malformed reply can never become a grant.
 
-import { BatchCore } from "./glue/tenure.js";
+import { BatchCore, retryAfterMs as retryAfterCore } from "./glue/tenure.js";
 import { LeaseError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 import { parseReplyJson } from "./strict-json.js";
-import { ERROR_CODE, limit, statusKind } from "./protocol.js";
-
-/** Replies larger than this are hostile or broken: a protocol reply is a few hundred bytes. */
-const MAX_REPLY_BYTES = 64 * 1024;
-
-/**
- * How many grants' and claims' secrets one HttpGrantor remembers (the oldest go first): room for
- * the leases of a client that batches its renewals (up to 10,000 per request) several times over.
- */
-const REMEMBERED_SECRETS = 65_536;
-
-/** Room for each result of a batch reply: a renew reply or error body is a few hundred bytes. */
-const MAX_BATCH_RESULT_BYTES = 1024;
+import {
+  ERROR_CODE,
+  MAX_REPLY_BYTES,
+  REMEMBERED_LEASES,
+  limit,
+  maxBatchReplyBytes,
+  refusesUnknownField,
+  statusKind,
+} from "./protocol.js";
 
 const BATCH_PATH = "/v1/renew/batch";
 
@@ -89,13 +85,11 @@ export function grantorError(kind, message, extra = {}) {
   return error;
 }
 
-/** `Retry-After` as delay-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header) {
+/** `Retry-After` as the core reads it (delay-seconds or an HTTP-date); undefined when absent or unreadable. */
+function retryAfterMs(header) {
   if (header === null) return undefined;
-  const seconds = Number(header);
-  if (header.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+  coreModule();
+  return retryAfterCore(header);
 }
 
 /** Reads at most `limit` bytes of the body; more is an error, so a huge reply costs nothing. */
@@ -334,7 +328,7 @@ class RenewBatcher {
     const body = `{"renewals":[${entries.map((entry) => entry.text).join(",")}]}`;
     let reply;
     try {
-      reply = await this.#send(BATCH_PATH, body, undefined, 1024 + entries.length * MAX_BATCH_RESULT_BYTES);
+      reply = await this.#send(BATCH_PATH, body, undefined, maxBatchReplyBytes(entries.length));
     } catch (error) {
       this.#core.handleFailure(batchId, error.status, error.grantorCode);
       this.#drive({ error });
@@ -402,11 +396,11 @@ export class HttpGrantor {
   #credentials;
   #fetch;
   /** `[resource, token]` → the grant's secret. */
-  #leaseSecrets = new BoundedMap(REMEMBERED_SECRETS);
+  #leaseSecrets = new BoundedMap(REMEMBERED_LEASES);
   /** `[resource, holder]` → the secret of that holder's latest grant, for a re-grant. */
-  #holderSecrets = new BoundedMap(REMEMBERED_SECRETS);
+  #holderSecrets = new BoundedMap(REMEMBERED_LEASES);
   /** `[itemId, token]` → the claim's secret. */
-  #claimSecrets = new BoundedMap(REMEMBERED_SECRETS);
+  #claimSecrets = new BoundedMap(REMEMBERED_LEASES);
   /** The shared renew scheduler, or null when renewals go one by one. */
   #batcher = null;
   /** Set once the grantor refuses `claimNext` (it predates it): settle, then claim apart. */
@@ -611,8 +605,7 @@ export class HttpGrantor {
         this.#rememberClaim(reply?.next);
         return reply;
       } catch (error) {
-        // The refusal of an unknown request field: the grantor did nothing else.
-        if (error.status !== 400 || error.grantorCode !== "unknown_field") throw error;
+        if (!refusesUnknownField(error)) throw error;
         this.#claimNextRefused = true;
       }
     }

@@ -1,5 +1,6 @@
 // The grantor protocol's rules, rendered from the Rust protocol module and core (src/protocol.rs,
-// FailureKind::for_status) by tests/protocol_rules_js.rs, which fails when they disagree.
+// FailureKind::for_status, REMEMBERED_LEASES) by tests/protocol_rules_js.rs, which fails when
+// they disagree.
 // Do not edit: run `TENURE_WRITE_RULES=1 cargo test -p tenure --test protocol_rules_js`.
 
 /** The first token a grantor issues. */
@@ -16,6 +17,14 @@ export const MAX_REQUEST_ID_LENGTH = 128;
 export const MIN_DURATION_MS = 1;
 /** The longest duration a holder may ask for: 2^31 - 1 ms. */
 export const MAX_DURATION_MS = 2147483647;
+/** How many leases a client remembers something about (a secret, what batching learned). */
+export const REMEMBERED_LEASES = 65536;
+/** The most bytes a client reads of a reply other than a batch's. */
+export const MAX_REPLY_BYTES = 65536;
+/** The most bytes a client reads of the reply to a batch of `renewals` renewals. */
+export function maxBatchReplyBytes(renewals) {
+  return 1024 + renewals * 1024;
+}
 /** The characters of names, holders and request ids: printable ASCII. */
 export const NAME_PATTERN = /^[\x20-\x7e]+$/;
 /** The failure kind of each HTTP status, as runs `[first, last, kind]` covering 0 to 999. */
@@ -75,6 +84,8 @@ export const ERROR_CODE = Object.freeze({
   NOT_IMPLEMENTED: "not_implemented",
   STORAGE_UNAVAILABLE: "storage_unavailable",
 });
+/** The refusal of a request field the grantor does not know (it did nothing else). */
+export const UNKNOWN_FIELD_REFUSAL = Object.freeze({ status: 400, code: "unknown_field" });
 /** Why a grantor refuses a renewal, by the reasons' names in upper case. */
 export const RENEW_REFUSAL = Object.freeze({
   EXPIRED: "expired",

@@ -1,5 +1,5 @@
-// The grantor protocol's rules as the adapters apply them: the limits on names, tokens and
-// durations, and what an HTTP status or a protocol error code stands for. The values come from
+// The grantor protocol's rules as the adapters apply them: the limits on names, tokens, durations
+// and replies, and what an HTTP status or a protocol error code stands for. The values come from
 // protocol-rules.js, rendered from the Rust protocol module (a test fails when they disagree), so
 // nothing here states a rule of its own, and the adapters need not load the WebAssembly core.
 
@@ -9,16 +9,20 @@ import {
   FIRST_TOKEN,
   MAX_DURATION_MS,
   MAX_HOLDER_LENGTH,
+  MAX_REPLY_BYTES,
   MAX_REQUEST_ID_LENGTH,
   MAX_RESOURCE_LENGTH,
   MAX_TOKEN,
   MIN_DURATION_MS,
   NAME_PATTERN,
+  REMEMBERED_LEASES,
   RENEW_REFUSAL,
   STATUS_KINDS,
+  UNKNOWN_FIELD_REFUSAL,
+  maxBatchReplyBytes,
 } from "./protocol-rules.js";
 
-export { ERROR_CODE, RENEW_REFUSAL };
+export { ERROR_CODE, MAX_REPLY_BYTES, REMEMBERED_LEASES, RENEW_REFUSAL, maxBatchReplyBytes };
 
 const LIMITS = Object.freeze({
   maxToken: MAX_TOKEN,
@@ -57,4 +61,12 @@ export function statusKind(status) {
 /** The failure kind a reply carrying the protocol error `code` stands for. */
 export function codeKind(code) {
   return (typeof code === "string" && Object.hasOwn(CODE_KINDS, code) && CODE_KINDS[code]) || "bad_request";
+}
+
+/**
+ * Whether the grantor failure `error` is the refusal of a request field the grantor does not
+ * know: it did nothing, and the request may go again without the field.
+ */
+export function refusesUnknownField(error) {
+  return error?.status === UNKNOWN_FIELD_REFUSAL.status && error?.grantorCode === UNKNOWN_FIELD_REFUSAL.code;
 }

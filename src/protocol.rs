@@ -388,6 +388,26 @@ impl RenewReply {
 /// The most renewals one `POST /v1/renew/batch` may carry.
 pub const MAX_BATCH_RENEWALS: usize = 10_000;
 
+/// The most bytes of JSON text one result of a [`RenewBatchReply`] takes, its separating comma
+/// included: a renew reply is under 100 bytes, and a grantor shortens an error result's message
+/// ([`ErrorReply::within`]) to fit. A client reads no more of a batch reply than
+/// [`max_batch_reply_bytes`] allows, so a hostile reply costs bounded memory.
+pub const MAX_BATCH_RESULT_BYTES: usize = 1024;
+
+/// The bytes a [`RenewBatchReply`] has beyond its results (`{"results":[`, `]}`), with room to
+/// spare.
+pub const BATCH_REPLY_ENVELOPE_BYTES: usize = 1024;
+
+/// The most bytes of JSON text a grantor's reply to a batch of `renewals` renewals takes: what a
+/// client reads of it at most.
+pub const fn max_batch_reply_bytes(renewals: usize) -> usize {
+    BATCH_REPLY_ENVELOPE_BYTES + renewals * MAX_BATCH_RESULT_BYTES
+}
+
+/// The most bytes a client reads of any reply other than a batch's: a protocol reply is a few
+/// hundred bytes plus the payloads an application stored, so a longer one is hostile or broken.
+pub const MAX_REPLY_BYTES: usize = 64 * 1024;
+
 /// `POST /v1/renew/batch`: many renewals in one round trip. Each element is exactly a
 /// [`RenewRequest`], judged as if it had been sent alone; the grantor parses each on its own, so
 /// a malformed element gets its own error and the others are still renewed.
@@ -1053,6 +1073,46 @@ impl ErrorReply {
             },
         }
     }
+
+    /// The same reply, its message cut short (at a character, ending in `...`) so that its
+    /// compact JSON text `{"error":{"code":…,"message":…}}` takes at most `max_bytes` bytes, given
+    /// room for the code and the `...`; a reply that fits is unchanged. The code is never cut: it
+    /// is what a client acts on, while the message's wording is free to change.
+    pub fn within(mut self, max_bytes: usize) -> ErrorReply {
+        const ELLIPSIS: &str = "...";
+        let fixed = r#"{"error":{"code":"","message":""}}"#.len() + json_text_len(&self.error.code);
+        let room = max_bytes.saturating_sub(fixed);
+        let message = &mut self.error.message;
+        if json_text_len(message) <= room {
+            return self;
+        }
+        let room = room.saturating_sub(ELLIPSIS.len());
+        let mut used = 0;
+        let cut = message
+            .char_indices()
+            .find(|&(_, c)| {
+                used += json_char_len(c);
+                used > room
+            })
+            .map_or(message.len(), |(at, _)| at);
+        message.truncate(cut);
+        message.push_str(ELLIPSIS);
+        self
+    }
+}
+
+/// The bytes `text` takes inside a JSON string as serde_json writes it: `"` and `\\` escaped
+/// with a backslash, control characters as `\n`-style or `\u00XX` escapes, the rest as UTF-8.
+fn json_text_len(text: &str) -> usize {
+    text.chars().map(json_char_len).sum()
+}
+
+fn json_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+        '\0'..='\u{1f}' => 6,
+        _ => c.len_utf8(),
+    }
 }
 
 impl ErrorDetail {
@@ -1276,10 +1336,180 @@ impl ErrorCode {
     }
 }
 
+/// Whether a refusal with HTTP `status` and error `code` says that the request has a field the
+/// grantor does not know, and so that the grantor did nothing: how a grantor that predates an
+/// optional field (such as `claimNext`) answers a request carrying it. The client may send the
+/// request again without the field.
+pub fn refuses_unknown_field(status: u16, code: &str) -> bool {
+    let unknown = ErrorCode::UnknownField;
+    code == unknown.as_str() && status == unknown.http_status()
+}
+
 impl core::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// The longest wait a `Retry-After` imposes: the protocol's longest duration (2^31 − 1 ms, the
+/// longest delay a JavaScript timer can wait). A grantor asking for more is capped, not obeyed
+/// for days.
+pub const MAX_RETRY_AFTER_MS: u64 = MAX_REQUEST_DURATION_MS;
+
+/// How long a `Retry-After` field value (RFC 9110 §10.2.3) asks a client to wait, in whole ms,
+/// at the wall-clock reading `now_unix_ms` (ms since the Unix epoch): `delay-seconds` (digits
+/// only), or an HTTP-date, in the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) or the
+/// obsolete RFC 850 and asctime forms that RFC 9110 requires a recipient to accept. A date in the
+/// past is 0; a wait beyond [`MAX_RETRY_AFTER_MS`] is capped at it. Anything else (a fraction, a
+/// sign, a date that does not exist or whose weekday is wrong, text around it) is `None`: the
+/// failure stands without a hint.
+pub fn retry_after_ms(value: &str, now_unix_ms: u64) -> Option<u64> {
+    let value = value.trim_matches(|c| c == ' ' || c == '\t');
+    let wait_ms = if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Digits beyond u64 are a wait beyond the cap.
+        value
+            .parse::<u64>()
+            .map_or(u64::MAX, |s| s.saturating_mul(1000))
+    } else {
+        let at_ms = http_date_unix_s(value, now_unix_ms / 1000)?.saturating_mul(1000);
+        at_ms.saturating_sub(now_unix_ms)
+    };
+    Some(wait_ms.min(MAX_RETRY_AFTER_MS))
+}
+
+const DAY_NAMES: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+const LONG_DAY_NAMES: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+const MONTH_NAMES: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// An HTTP-date (RFC 9110 §5.6.7) as seconds since the Unix epoch, 0 for a date before it;
+/// `now_unix_s` resolves the two-digit year of the RFC 850 form. Names are case-sensitive, as
+/// the grammar has them.
+fn http_date_unix_s(value: &str, now_unix_s: u64) -> Option<u64> {
+    let b = value.as_bytes();
+    let digits = |range: core::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(range)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    let month = |range: core::ops::Range<usize>| -> Option<i64> {
+        let name = value.get(range)?;
+        let index = MONTH_NAMES.iter().position(|m| *m == name)?;
+        Some(index as i64 + 1)
+    };
+    let short_day = || DAY_NAMES.iter().position(|d| value.get(..3) == Some(*d));
+    // Each form: its weekday, date, where its time of day starts and what follows the time.
+    let (weekday, year, month, day, time, tail) = if b.get(3) == Some(&b',') {
+        // IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+        if b.len() != 29 || b[4] != b' ' || b[7] != b' ' || b[11] != b' ' || b[16] != b' ' {
+            return None;
+        }
+        let date = (digits(12..16)?, month(8..11)?, digits(5..7)?);
+        (short_day()?, date.0, date.1, date.2, 17, " GMT")
+    } else if let Some(comma) = value.find(", ") {
+        // RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`.
+        let weekday = LONG_DAY_NAMES
+            .iter()
+            .position(|d| value.get(..comma) == Some(*d))?;
+        let at = comma + 2;
+        let rest = &b[at..];
+        if rest.len() != 22 || rest[2] != b'-' || rest[6] != b'-' || rest[9] != b' ' {
+            return None;
+        }
+        // A year more than 50 years ahead is the latest past year with those two digits.
+        let this_year = year_of_day(now_unix_s / 86_400);
+        let mut year = this_year - this_year % 100 + digits(at + 7..at + 9)?;
+        if year > this_year + 50 {
+            year -= 100;
+        }
+        let date = (month(at + 3..at + 6)?, digits(at..at + 2)?);
+        (weekday, year, date.0, date.1, at + 10, " GMT")
+    } else {
+        // asctime: `Sun Nov  6 08:49:37 1994`, the day padded with a space; no zone.
+        if b.len() != 24 || b[3] != b' ' || b[7] != b' ' || b[10] != b' ' || b[19] != b' ' {
+            return None;
+        }
+        let day = if b[8] == b' ' {
+            digits(9..10)?
+        } else {
+            digits(8..10)?
+        };
+        (short_day()?, digits(20..24)?, month(4..7)?, day, 11, "")
+    };
+    let clock = b.get(time..time + 8)?;
+    let shape = clock.iter().enumerate().all(|(i, c)| match i {
+        2 | 5 => *c == b':',
+        _ => c.is_ascii_digit(),
+    });
+    // asctime's tail (the year) was read with the date.
+    if !shape || (!tail.is_empty() && b.get(time + 8..) != Some(tail.as_bytes())) {
+        return None;
+    }
+    let two = |i: usize| i64::from(clock[i] - b'0') * 10 + i64::from(clock[i + 1] - b'0');
+    let (hour, minute, second) = (two(0), two(3), two(6));
+    // A leap second, :60, is allowed.
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day)?;
+    // 1970-01-01 was a Thursday (3, counting from Monday).
+    if (days + 3).rem_euclid(7) != weekday as i64 {
+        return None;
+    }
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
+    Some(u64::try_from(seconds).unwrap_or(0))
+}
+
+/// Days from 1970-01-01 to a date (negative before it); `None` if the date does not exist.
+fn days_from_civil(year: i64, month: i64, day: i64) -> Option<i64> {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month) || day < 1 || day > month_days[month as usize - 1] {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil, on years that start in March.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y.rem_euclid(400);
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    Some(era * 146_097 + day_of_era - 719_468)
+}
+
+/// The year of a day counted from 1970-01-01 (Howard Hinnant's civil_from_days).
+fn year_of_day(days: u64) -> i64 {
+    let z = days as i64 + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    // The year starts in March: January and February belong to the next one.
+    let march_based_month = (5 * day_of_year + 2) / 153;
+    year_of_era + era * 400 + i64::from(march_based_month >= 10)
 }
 
 /// Whether `name` is acceptable as a resource name, holder identity or request id of at most
@@ -1371,6 +1601,16 @@ mod tests {
     }
 
     #[test]
+    fn only_a_400_unknown_field_says_a_field_is_unknown_and_nothing_was_done() {
+        assert!(refuses_unknown_field(400, "unknown_field"));
+        assert!(!refuses_unknown_field(409, "unknown_field"));
+        assert!(!refuses_unknown_field(500, "unknown_field"));
+        assert!(!refuses_unknown_field(400, "bad_json"));
+        assert!(!refuses_unknown_field(400, "UNKNOWN_FIELD"));
+        assert!(!refuses_unknown_field(400, ""));
+    }
+
+    #[test]
     fn error_codes_round_trip() {
         for code in ErrorCode::ALL {
             assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
@@ -1387,5 +1627,159 @@ mod tests {
         assert!(!is_valid_name(&format!("{longest}r"), MAX_RESOURCE_LEN));
         assert!(!is_valid_name("tab\tname", MAX_RESOURCE_LEN));
         assert!(!is_valid_name("caf\u{e9}", MAX_RESOURCE_LEN));
+    }
+
+    /// The compact JSON text length of `reply`, as [`ErrorReply::within`] counts it.
+    fn reply_len(reply: &ErrorReply) -> usize {
+        r#"{"error":{"code":"","message":""}}"#.len()
+            + json_text_len(&reply.error.code)
+            + json_text_len(&reply.error.message)
+    }
+
+    #[test]
+    fn an_error_reply_within_a_size_keeps_its_code_and_the_longest_prefix_that_fits() {
+        assert_eq!(
+            json_text_len("a\"\\\u{1}\n\u{7f}é𝄞"),
+            1 + 2 + 2 + 6 + 2 + 1 + 2 + 4
+        );
+        let short = ErrorReply::new(ErrorCode::UnknownField, "unknown field `x`");
+        assert_eq!(short.clone().within(reply_len(&short)), short);
+        for message in [
+            "x".repeat(2_000),
+            "\"\\\u{1}\n".repeat(500),
+            "é€𝄞".repeat(500),
+            format!("{}\u{1}", "y".repeat(290)),
+        ] {
+            for max in [300, 301, 302, 303, 1023] {
+                let whole = ErrorReply::new(ErrorCode::UnknownField, message.clone());
+                let reply = whole.clone().within(max);
+                if reply_len(&whole) <= max {
+                    assert_eq!(reply, whole);
+                    continue;
+                }
+                assert_eq!(reply.error.code, "unknown_field");
+                assert!(reply_len(&reply) <= max, "{max}: {reply:?}");
+                let kept = reply.error.message.strip_suffix("...").unwrap();
+                assert!(message.starts_with(kept));
+                // One more character of the message would not have fitted.
+                let next = message[kept.len()..].chars().next().unwrap();
+                assert!(
+                    reply_len(&reply) + json_char_len(next) > max,
+                    "{max}: {reply:?}"
+                );
+            }
+        }
+    }
+
+    /// 1994-11-06 08:49:37 UTC, RFC 9110's example date, in Unix ms.
+    const EXAMPLE_MS: u64 = 784_111_777_000;
+
+    #[test]
+    fn retry_after_in_delay_seconds_is_digits_only() {
+        let now = EXAMPLE_MS;
+        assert_eq!(retry_after_ms("120", now), Some(120_000));
+        assert_eq!(retry_after_ms("0", now), Some(0));
+        assert_eq!(retry_after_ms(" 5\t", now), Some(5_000));
+        for bad in [
+            "", " ", "1.5", "-1", "+1", "1e3", "0x10", "1 2", "1,2", "٣", "Infinity", "1s",
+        ] {
+            assert_eq!(retry_after_ms(bad, now), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn retry_after_beyond_a_timers_reach_is_capped() {
+        assert_eq!(retry_after_ms("2147483", 0), Some(2_147_483_000));
+        assert_eq!(retry_after_ms("2147484", 0), Some(MAX_RETRY_AFTER_MS));
+        assert_eq!(retry_after_ms(&"9".repeat(40), 0), Some(MAX_RETRY_AFTER_MS));
+        let far = "Fri, 31 Dec 9999 23:59:59 GMT";
+        assert_eq!(retry_after_ms(far, EXAMPLE_MS), Some(MAX_RETRY_AFTER_MS));
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_in_each_of_its_three_forms() {
+        let before = EXAMPLE_MS - 10_500;
+        for date in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+            "Sun Nov 06 08:49:37 1994",
+        ] {
+            assert_eq!(retry_after_ms(date, before), Some(10_500), "{date}");
+            assert_eq!(retry_after_ms(date, EXAMPLE_MS), Some(0), "{date}");
+            // A date in the past asks for no wait.
+            assert_eq!(
+                retry_after_ms(date, EXAMPLE_MS + 86_400_000),
+                Some(0),
+                "{date}"
+            );
+        }
+        assert_eq!(
+            retry_after_ms("Thu, 29 Feb 2024 00:00:00 GMT", 1_709_164_800_000 - 1),
+            Some(1)
+        );
+        // A leap second, and dates at and before the epoch (past, so no wait).
+        assert_eq!(
+            retry_after_ms("Sun, 06 Nov 1994 08:49:60 GMT", before),
+            Some(33_500)
+        );
+        for past in [
+            "Thu, 01 Jan 1970 00:00:00 GMT",
+            "Wed, 31 Dec 1969 23:59:59 GMT",
+            "Sat, 01 Jan 0000 00:00:00 GMT",
+        ] {
+            assert_eq!(retry_after_ms(past, before), Some(0), "{past}");
+        }
+    }
+
+    #[test]
+    fn an_rfc_850_year_more_than_fifty_years_ahead_is_in_the_past_century() {
+        // On 2026-12-02, "76" is 2076 and "77" is 1977: 01 Feb was a Saturday, and a Tuesday.
+        let now = 1_796_169_600_000;
+        assert_eq!(year_of_day(now / 86_400_000), 2026);
+        let ahead = "Saturday, 01-Feb-76 00:00:00 GMT";
+        assert_eq!(retry_after_ms(ahead, now), Some(MAX_RETRY_AFTER_MS));
+        assert_eq!(
+            retry_after_ms("Tuesday, 01-Feb-77 00:00:00 GMT", now),
+            Some(0)
+        );
+        assert_eq!(retry_after_ms("Monday, 01-Feb-77 00:00:00 GMT", now), None);
+    }
+
+    #[test]
+    fn a_retry_after_that_is_no_http_date_is_none() {
+        for bad in [
+            // The wrong weekday, or a date that does not exist.
+            "Mon, 06 Nov 1994 08:49:37 GMT",
+            "Thu, 31 Nov 1994 08:49:37 GMT",
+            "Wed, 29 Feb 2023 00:00:00 GMT",
+            "Thu, 29 Feb 1900 00:00:00 GMT",
+            // Out of range, or not of the grammar's shape.
+            "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994 08:60:00 GMT",
+            "Sun, 06 Nov 1994 08:49:61 GMT",
+            "sun, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 nov 1994 08:49:37 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 94 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 UTC",
+            "Sun, 06 Nov 1994 08:49:37 +0000",
+            "Sun, 06 Nov 1994 08:49:37",
+            "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 08-49-37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMTX",
+            "Sun,06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-1994 08:49:37 GMT",
+            "Sun, 06-Nov-94 08:49:37 GMT",
+            "Sunday, 06 Nov 94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994 GMT",
+            "Sun Nov 6 08:49:37 1994",
+            "1994-11-06T08:49:37Z",
+            "Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sün, 06 Nov 1994 08:49:37 GMT",
+            "tomorrow",
+        ] {
+            assert_eq!(retry_after_ms(bad, EXAMPLE_MS - 10_000), None, "{bad:?}");
+        }
     }
 }

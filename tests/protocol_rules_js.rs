@@ -3,10 +3,12 @@
 //! core. This test fails when the file and the rules disagree; with `TENURE_WRITE_RULES=1` it
 //! rewrites the file instead.
 
-use tenure::core::FailureKind;
+use tenure::core::{FailureKind, REMEMBERED_LEASES};
 use tenure::protocol::{
-    ErrorCode, RenewRefusal, FIRST_TOKEN, MAX_HOLDER_LEN, MAX_REQUEST_DURATION_MS,
-    MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN, MIN_REQUEST_DURATION_MS,
+    max_batch_reply_bytes, refuses_unknown_field, ErrorCode, RenewRefusal,
+    BATCH_REPLY_ENVELOPE_BYTES, FIRST_TOKEN, MAX_BATCH_RESULT_BYTES, MAX_HOLDER_LEN,
+    MAX_REPLY_BYTES, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN,
+    MIN_REQUEST_DURATION_MS,
 };
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/pkg/protocol-rules.js");
@@ -28,7 +30,8 @@ fn render() -> String {
     let mut out = String::new();
     out.push_str(
         "// The grantor protocol's rules, rendered from the Rust protocol module and core (src/protocol.rs,\n\
-         // FailureKind::for_status) by tests/protocol_rules_js.rs, which fails when they disagree.\n\
+         // FailureKind::for_status, REMEMBERED_LEASES) by tests/protocol_rules_js.rs, which fails when\n\
+         // they disagree.\n\
          // Do not edit: run `TENURE_WRITE_RULES=1 cargo test -p tenure --test protocol_rules_js`.\n\n",
     );
     let constants = [
@@ -63,10 +66,32 @@ fn render() -> String {
             "The longest duration a holder may ask for: 2^31 - 1 ms.",
             MAX_REQUEST_DURATION_MS,
         ),
+        (
+            "REMEMBERED_LEASES",
+            "How many leases a client remembers something about (a secret, what batching learned).",
+            REMEMBERED_LEASES as u64,
+        ),
+        (
+            "MAX_REPLY_BYTES",
+            "The most bytes a client reads of a reply other than a batch's.",
+            MAX_REPLY_BYTES as u64,
+        ),
     ];
     for (name, doc, value) in constants {
         out.push_str(&format!("/** {doc} */\nexport const {name} = {value};\n"));
     }
+    // `max_batch_reply_bytes` is this sum: an envelope and room for each result.
+    for renewals in [0, 1, 7, 10_000] {
+        assert_eq!(
+            max_batch_reply_bytes(renewals),
+            BATCH_REPLY_ENVELOPE_BYTES + renewals * MAX_BATCH_RESULT_BYTES
+        );
+    }
+    out.push_str(&format!(
+        "/** The most bytes a client reads of the reply to a batch of `renewals` renewals. */\n\
+         export function maxBatchReplyBytes(renewals) {{\n  \
+         return {BATCH_REPLY_ENVELOPE_BYTES} + renewals * {MAX_BATCH_RESULT_BYTES};\n}}\n"
+    ));
     // `is_valid_name`'s character set: printable ASCII, space included.
     assert!(
         tenure::protocol::is_valid_name(" ~", 2) && !tenure::protocol::is_valid_name("\x1f", 1)
@@ -101,6 +126,18 @@ fn render() -> String {
         out.push_str(&constant_entry(code.as_str()));
     }
     out.push_str("});\n");
+    // The one refusal that says a request field is unknown and nothing was done.
+    let refusals: Vec<(u16, &str)> = (0..=999u16)
+        .flat_map(|status| ErrorCode::ALL.map(|code| (status, code.as_str())))
+        .filter(|&(status, code)| refuses_unknown_field(status, code))
+        .collect();
+    let [(status, code)] = refusals[..] else {
+        panic!("one refusal says a field is unknown, not {refusals:?}");
+    };
+    out.push_str(&format!(
+        "/** The refusal of a request field the grantor does not know (it did nothing else). */\n\
+         export const UNKNOWN_FIELD_REFUSAL = Object.freeze({{ status: {status}, code: \"{code}\" }});\n"
+    ));
     out.push_str(
         "/** Why a grantor refuses a renewal, by the reasons' names in upper case. */\n\
          export const RENEW_REFUSAL = Object.freeze({\n",

@@ -8,6 +8,9 @@
 //! replay rules applied per element. A storage failure fails the whole request, and then nothing
 //! of it was applied.
 //!
+//! Each result takes at most [`MAX_BATCH_RESULT_BYTES`]: an error's message is shortened to fit
+//! (its code never is), so a whole reply stays within what a client reads of it.
+//!
 //! Rate limits count a batch as one request: it is one transaction, at most
 //! [`MAX_BATCH_RENEWALS`] elements and [`MAX_BATCH_BODY_BYTES`] bytes, and a client batches
 //! precisely to send fewer requests. (Counting elements would refuse forever any batch larger
@@ -19,6 +22,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tenure::protocol::{
     ErrorCode, ErrorReply, RenewBatchReply, RenewBatchResult, RenewRequest, MAX_BATCH_RENEWALS,
+    MAX_BATCH_RESULT_BYTES,
 };
 
 use crate::auth::Caller;
@@ -101,7 +105,11 @@ pub async fn renew_batch(
         });
         results.push(match outcome {
             Ok(reply) => RenewBatchResult::Reply(reply),
-            Err(error) => RenewBatchResult::Error(ErrorReply::new(error.code, error.message)),
+            // Within the protocol's room for a result (less its comma), so the reply is never
+            // longer than a client reads: a message can quote the element, of any length.
+            Err(error) => RenewBatchResult::Error(
+                ErrorReply::new(error.code, error.message).within(MAX_BATCH_RESULT_BYTES - 1),
+            ),
         });
     }
     state.metrics.renew_batch(results.len());

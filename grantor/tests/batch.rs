@@ -13,8 +13,8 @@ use common::{grant, renew, Backend, Server};
 use reqwest::header::AUTHORIZATION;
 use serde_json::{json, Value};
 use tenure::protocol::{
-    RenewBatchReply, RenewBatchRequest, RenewBatchResult, RenewRefusal, RenewReply, RenewRequest,
-    Token,
+    max_batch_reply_bytes, RenewBatchReply, RenewBatchRequest, RenewBatchResult, RenewRefusal,
+    RenewReply, RenewRequest, Token, MAX_BATCH_RESULT_BYTES, MAX_TOKEN,
 };
 use tenure_grantor::auth::{parse_keys, KeyRing};
 use tenure_grantor::Storage;
@@ -438,6 +438,78 @@ async fn limits(backend: Backend) {
     server.stop().await;
 }
 
+/// Every result of a batch reply fits the protocol's room for one, so the whole reply is never
+/// longer than a client reads: a renew reply at its longest, and errors whose messages quote an
+/// element's field of any length, any characters, which the grantor shortens (keeping the code).
+async fn a_batch_reply_fits_what_a_client_reads(backend: Backend) {
+    let longest = [
+        RenewBatchResult::Reply(RenewReply {
+            renewed: true,
+            token: Some(Token::new(MAX_TOKEN).unwrap()),
+            duration_ms: Some(u64::MAX),
+            reason: None,
+        }),
+        RenewBatchResult::Reply(RenewReply::refused(RenewRefusal::NotHolder)),
+    ];
+    for result in longest {
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(text.len() < MAX_BATCH_RESULT_BYTES, "{text}");
+    }
+    let server = Server::start_on(backend, |_| {}).await;
+    let element = |field: String| {
+        let mut body = renew("fits", "a", 1, 1_000, "1");
+        body[field] = json!(1);
+        body
+    };
+    let renewals: Vec<Value> = [
+        "x".repeat(5_000),
+        "\"\\\u{1}\n".repeat(1_000),
+        "é€𝄞".repeat(1_000),
+        "short".to_owned(),
+    ]
+    .into_iter()
+    .map(element)
+    .chain([renew("fits", "a", 1, 1_000, "2")])
+    .collect();
+    let body = json!({ "renewals": renewals }).to_string();
+    let response = server
+        .client
+        .post(format!("{}{BATCH}", server.url))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let text = response.text().await.unwrap();
+    assert!(
+        text.len() <= max_batch_reply_bytes(renewals.len()),
+        "{} bytes",
+        text.len()
+    );
+    let reply: RenewBatchReply = serde_json::from_str(&text).unwrap();
+    assert_eq!(reply.results.len(), renewals.len());
+    for (i, result) in reply.results.iter().enumerate() {
+        let text = serde_json::to_string(result).unwrap();
+        assert!(
+            text.len() < MAX_BATCH_RESULT_BYTES,
+            "{i}: {} bytes",
+            text.len()
+        );
+        match result {
+            RenewBatchResult::Error(error) if i < 4 => {
+                assert_eq!(error.error.code, "unknown_field", "{i}");
+                assert_eq!(error.error.message.ends_with("..."), i < 3, "{i}: {text}");
+            }
+            RenewBatchResult::Reply(reply) if i == 4 => {
+                assert_eq!(reply.reason, Some(RenewRefusal::Unknown), "{text}")
+            }
+            _ => panic!("{i}: {text}"),
+        }
+    }
+    server.stop().await;
+}
+
 /// The hook that makes storage fail: recording a lease duration of 1,234 ms, which only the
 /// batch's second renewal asks for.
 async fn fail_on_boom(backend: Backend, server: Server, db: &Path) -> Server {
@@ -639,6 +711,7 @@ on_both_backends!(
     the_wire_types_describe_the_route,
     results_keep_the_order_of_the_request,
     limits,
+    a_batch_reply_fits_what_a_client_reads,
     a_storage_failure_applies_nothing,
     keys_apply_to_each_element,
     metrics_count_batches_and_their_renewals,

@@ -38,9 +38,11 @@ use crate::protocol::MAX_BATCH_RENEWALS;
 /// 8 MiB.
 pub const MAX_BATCH_BODY_CHARS: usize = 4 * 1024 * 1024;
 
-/// How many leases the batcher remembers something about (the least recently touched go first):
-/// what it learned costs bounded memory however long it lives.
-pub const REMEMBERED_LEASES: usize = 65_536;
+/// How many leases a client remembers something about (the least recently touched go first),
+/// so that what it keeps costs bounded memory however long it lives: the batcher, what it
+/// learned of each lease; `HttpGrantor`, each grant's and claim's secret. Room for the leases of
+/// six full batches ([`MAX_BATCH_RENEWALS`] each), rounded up to a power of two: 65,536.
+pub const REMEMBERED_LEASES: usize = (6 * MAX_BATCH_RENEWALS).next_power_of_two();
 
 /// Deliberately broken behaviours of the batcher. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.
@@ -997,6 +999,11 @@ mod tests {
             BatchConfig::from_ms(None, None).unwrap().max_batch,
             MAX_BATCH_RENEWALS
         );
+    }
+
+    #[test]
+    fn the_memory_bound_is_six_full_batches_rounded_up() {
+        assert_eq!(REMEMBERED_LEASES, 65_536);
     }
 
     #[test]

@@ -19,7 +19,14 @@
 //! [`ClaimMachine`] composes them into one worker slot in the style of [`Holder`]: commands and
 //! `handle_*` inputs with the time passed in, [`ClaimMachine::poll_output`] and
 //! [`ClaimMachine::poll_timeout`]. The JavaScript `WorkClaimer` drives the same pieces: a holder
-//! per claim, a [`Settlement`] per settlement, an [`IdleBackoff`] per loop slot.
+//! per claim, a [`Settlement`] per settlement (the gate included: each attempt is given the
+//! claim's holder's safe-hold answer, as [`ClaimMachine`] gives it), an [`IdleBackoff`] per loop
+//! slot. But it composes them itself rather than running this machine, and differs from it
+//! where the simulation, which runs this machine, does not look: it settles with `claimNext`
+//! (the next claim in the same request), which this machine does not model; a settle attempt
+//! has no deadline of its own (the grantor's request timeout bounds it, where this machine
+//! gives up at the holder's `request_timeout`); and a claim in flight when the loop stops is
+//! processed when it arrives, where [`ClaimMachine::stop`] cancels it and gives it back.
 
 use std::collections::VecDeque;
 

@@ -246,6 +246,32 @@ describe("against a broken endpoint", () => {
     );
   });
 
+  it("a 429's Retry-After is read as delay-seconds or an HTTP-date, by the core's rules", async () => {
+    // 10 to 11 s ahead, in whole seconds as an HTTP-date has them.
+    const inTenSeconds = new Date(Math.ceil(Date.now() / 1000) * 1000 + 10_000).toUTCString();
+    for (const [header, expected] of [
+      ["7", 7_000],
+      [inTenSeconds, [9_000, 11_000]],
+      ["Sun, 06 Nov 1994 08:49:37 GMT", 0],
+      ["99999999999", 2 ** 31 - 1],
+      ["1.5", undefined],
+      ["-1", undefined],
+      ["0x10", undefined],
+      ["Sunday 06 Nov 1994", undefined],
+    ]) {
+      behaviour = json(429, { error: { code: "rate_limited" } }, { "retry-after": header });
+      const error = await new HttpGrantor({ baseUrl })
+        .grant({ resource: "x", holder: "a", durationMs: 900, requestId: "r" })
+        .then(() => assert.fail("a 429 is a failure"), (error) => error);
+      assert.equal(error.kind, "rate_limited", header);
+      if (Array.isArray(expected)) {
+        assert.ok(error.retryAfterMs > expected[0] && error.retryAfterMs <= expected[1], `${header}: ${error.retryAfterMs}`);
+      } else {
+        assert.equal(error.retryAfterMs, expected, header);
+      }
+    }
+  });
+
   it("a 429's Retry-After holds the next renewal back", async () => {
     let renewals = 0;
     behaviour = (request, response) => {
