@@ -151,7 +151,8 @@ async function shareSecret(resource, secret) {
 }
 
 // The election log of a name: entries at keys [name, seq], seq = 1, 2, 3, ... with values
-// `{holder, epoch, kind, leaseMs, locks}`, kind being "grant", "beat" or "release". The newest
+// `{holder, epoch, kind, leaseMs, locks, takeover?}`, kind being "grant", "beat" or "release"
+// (`takeover: true` on a grant written before its writer steals the lock). The newest
 // entry says who holds the role, with which epoch, and whether it is alive. Every write is an
 // `add` at the slot after the newest entry its writer knows, which fails if anyone wrote since:
 // a compare-and-set that needs no read-then-write transaction.

@@ -994,3 +994,75 @@ mod mutations {
         assert!(mirror.holds(now));
     }
 }
+
+/// A candidate that gets the Web Lock after seeing another's takeover grant (its writer judged
+/// the holder expired and is about to steal the lock) does not build on it: the thief would take
+/// the lock next, and both would be active until one heard. It takes over only once that grant
+/// is judged expired in turn. A grant written with the lock is built on at once (its writer let
+/// the lock go).
+#[test]
+fn a_lock_holder_backs_off_from_a_live_takeover_grant() {
+    fn appends(election: &mut TabElection) -> Vec<(u64, u64)> {
+        std::iter::from_fn(|| election.poll_output())
+            .filter_map(|output| match output {
+                TabOutput::Append { after, record, .. } => Some((after, record.epoch)),
+                _ => None,
+            })
+            .collect()
+    }
+    fn entry(seq: u64, holder: &str, epoch: u64, takeover: bool) -> LogEntry {
+        LogEntry {
+            seq,
+            record: LogRecord {
+                holder: holder.to_owned(),
+                epoch,
+                kind: EntryKind::Grant,
+                lease: Some(Micros::from_ms(5_000)),
+                locks: true,
+                takeover,
+            },
+        }
+    }
+    for takeover in [true, false] {
+        let config = TabConfig::new(
+            "c".to_owned(),
+            Micros::from_ms(5_000),
+            Micros::from_ms(1_000),
+            Micros::from_ms(1_000),
+            true,
+            false,
+            7,
+        )
+        .unwrap();
+        let mut election = TabElection::new(config);
+        let at = |ms: u64| Now::from_micros(ms * MS, WALL0 + ms * MS);
+        election.join(at(0));
+        let outputs: Vec<TabOutput> = std::iter::from_fn(|| election.poll_output()).collect();
+        let lock = outputs.iter().find_map(|o| match o {
+            TabOutput::RequestLock { id, steal: false } => Some(*id),
+            _ => None,
+        });
+        let read = outputs.iter().find_map(|o| match o {
+            TabOutput::ReadLog(id) => Some(*id),
+            _ => None,
+        });
+        election.handle_read(at(1), read.unwrap(), Ok(Some(entry(1, "h", 1, false))));
+        election.handle_notice(at(2), Notice::Written(entry(2, "thief", 2, takeover)));
+        election.handle_lock(at(3), lock.unwrap(), LockEvent::Granted);
+        if !takeover {
+            assert_eq!(appends(&mut election), [(2, 3)]);
+            continue;
+        }
+        assert_eq!(appends(&mut election), [], "built on a live takeover grant");
+        assert_eq!(election.phase(), TabPhase::Acquiring);
+        // The thief never stole the lock (it crashed): its grant is judged expired a lease
+        // after it was first seen, and the lock holder takes over then.
+        let due = election.poll_timeout().unwrap();
+        assert!(
+            due.0 >= 5_002 * MS,
+            "retried at {due:?}, before the grant expired"
+        );
+        election.handle_timeout(at(due.0.div_ceil(MS)));
+        assert_eq!(appends(&mut election), [(2, 3)]);
+    }
+}
