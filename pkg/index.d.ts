@@ -936,7 +936,7 @@ export interface ClaimOutcome<P = unknown> {
 export interface ProcessOptions {
   /** Items in hand at once (default 1). */
   concurrency?: number;
-  /** Aborting stops claiming; `process` resolves once the items in hand are settled. */
+  /** Aborting stops claiming (a claim arriving after it is given back unprocessed); `process` resolves once the items in hand are settled. */
   signal?: AbortSignal;
   /** First back-off when nothing is claimable or the grantor is unreachable (default 50). */
   idleDelayMs?: number;

@@ -16,6 +16,7 @@ import {
   checkClaimerNames,
   claimFailureKind,
   claimHeartbeatMs,
+  claimSettleTimeoutMs,
   heartbeatRefusal,
   isItemId,
   processConcurrency,
@@ -60,6 +61,41 @@ function describeError(error) {
 function staleError(what, cause) {
   return new LeaseError("ERR_CLAIM_STALE", `${what}: the grantor no longer holds this claim`, { cause });
 }
+
+/**
+ * One attempt of a settlement sent alone, with the core's settle timeout as its deadline: it is
+ * abandoned then even if the grantor object ignores `signal`, and counts as timed out, so the
+ * settlement retries it (or gives up) as the core decides.
+ */
+async function settleAlone(grantor, operation, request, timeoutMs) {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const timedOut = () => {
+    const error = new LeaseError("ERR_GRANTOR", `${operation} timed out after ${timeoutMs} ms`);
+    error.kind = "timed_out";
+    return error;
+  };
+  let timer;
+  // A timer of its own rather than AbortSignal.timeout, whose timer does not keep Node running:
+  // the attempt must end even when nothing else is pending.
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timedOut());
+      reject(signal.reason);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([grantor[operation]({ ...request, signal }), deadline]);
+  } catch (error) {
+    // Whatever the grantor object rejects with once aborted, the attempt ran out of time.
+    throw signal.aborted ? signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A Claim's way to give its item back unused; not part of the package's API. */
+const giveBack = Symbol("giveBack");
 
 function delay(ms, signal) {
   return new Promise((resolve) => {
@@ -238,6 +274,15 @@ export class Claim {
     return this.#settle("fail", { error: describeError(error) }, claimNext);
   }
 
+  /**
+   * Gives the item back unused, reported as a failed attempt so that it is claimable again at
+   * once: for a claim that arrived after the worker loop was told to stop.
+   */
+  async [giveBack]() {
+    this.#settled = true;
+    await this.#holder.release();
+  }
+
   async #settle(operation, body, claimNext) {
     if (this.#settled) throw new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`);
     this.#settled = true;
@@ -255,6 +300,11 @@ export class Claim {
     // The core decides each step, told whether the claim is safely held right then: the last
     // I/O may have been long ago on this clock.
     const settlement = fromTheCore(() => new SettleCore(operation));
+    // A claimNext attempt is its next claim's grant attempt, so the holder's request timeout
+    // bounds it; one sent alone gets the same deadline here.
+    const timeoutMs = fromTheCore(() =>
+      claimSettleTimeoutMs(claimer.claimMs, claimer.marginMs, claimer.requestTimeoutMs),
+    );
     const held = () => this.#holder.lease.isSafelyHeld();
     try {
       let step = settlement.attempt(held());
@@ -271,7 +321,7 @@ export class Claim {
           continue;
         }
         try {
-          if (next === null) return await claimer.grantor[operation](request);
+          if (next === null) return await settleAlone(claimer.grantor, operation, request, timeoutMs);
           return await settleAndClaimNext(claimer, next, nextHolder);
         } catch (error) {
           step = settlement.outcome(error, held());
@@ -369,7 +419,8 @@ export class WorkClaimer {
    * the grantor cannot be reached) it backs off, from `idleDelayMs` doubling to
    * `idleDelayMaxMs`, calling `onIdle()` first. Each completion or failure also asks for the
    * slot's next item (`claimNext`), so an item costs one round trip, not two. On abort it claims
-   * nothing more and resolves, with counts, once the items in hand are settled.
+   * nothing more, gives back unprocessed a claim that arrives after the abort, and resolves, with
+   * counts, once the items in hand are settled.
    */
   async process(
     handler,
@@ -398,13 +449,20 @@ export class WorkClaimer {
         if (next === undefined) {
           try {
             // Not aborted by `signal`: a claim the grantor already made would be stranded until
-            // it ran out. An item that arrives after the abort is in hand, so it is processed.
+            // it ran out. One that arrives after the abort is given back below.
             claim = await this.claim();
           } catch {
             // Unreachable or refused: back off as when idle; the next claim asks again.
           }
         }
         next = undefined;
+        if (claim !== null && signal?.aborted) {
+          // Stopping: a claim that arrived meanwhile (on its own or with the last settlement) is
+          // given back unprocessed rather than worked on by a worker that is shutting down, so
+          // the item is claimable again at once.
+          await claim[giveBack]();
+          break;
+        }
         if (claim === null) {
           await onIdle?.();
           if (signal?.aborted) break;

@@ -4,12 +4,17 @@
 //! the fault phase, claim durations from 300 ms to 15 s, drifting clocks ([`MachineClock`]), a
 //! network with latency and jitter (which reorders), loss, long delays, replies lost after the
 //! queue applied the request, 5xx answers, partitions of a worker, timers that fire late, and
-//! workers that freeze (clocks running, or the machine asleep with its monotonic clock stopped)
-//! or crash and restart with no memory. The application claims, works for a while (sometimes far
-//! longer than the claim) and completes or fails the item.
+//! workers that freeze (clocks running, or the machine asleep with its monotonic clock stopped),
+//! crash and restart with no memory, or are told to stop claiming for a while. The application
+//! claims, works for a while (sometimes far longer than the claim) and completes or fails the
+//! item; each settlement asks for the worker's next item (`claimNext`) unless it is stopping.
 //!
 //! The queue redelivers an item whose claim lapsed (at-least-once), fences every heartbeat and
-//! settlement by the item's claim token, and dead-letters an item after its last attempt.
+//! settlement by the item's claim token, and dead-letters an item after its last attempt. As the
+//! grantor does, it claims a settlement's next item in the same step once the settlement took
+//! effect (unless the seed's queue does not know `claimNext`), answers a repeated settlement the
+//! same, and answers a retried `claimNext` with the claim its earlier attempt made, promising only
+//! what is left of it.
 //!
 //! Invariants, after every step:
 //! 1. `one-believer`: at any true instant at most one worker believes it safely holds an item.
@@ -85,6 +90,9 @@ pub struct ClaimParams {
     pub long_work: f64,
     /// Probability that the application fails the item.
     pub fail_chance: f64,
+    /// Whether the queue knows `claimNext` (a settlement that also claims the worker's next
+    /// item); one that does not settles alone.
+    pub claim_next_known: bool,
 }
 
 impl ClaimParams {
@@ -121,6 +129,7 @@ impl ClaimParams {
             work_mean: claim * rng.pick(&[1, 3, 8]) / 10,
             long_work: rng.pick(&[0.0, 0.1, 0.3]),
             fail_chance: rng.pick(&[0.0, 0.2, 0.5]),
+            claim_next_known: rng.chance(0.8),
         }
     }
 }
@@ -136,6 +145,12 @@ pub struct Coverage {
     pub refused_at_gate: u64,
     /// Settle attempts sent after a failed one.
     pub settle_retries: u64,
+    /// Claims made by a settlement's `claimNext`.
+    pub claimed_next: u64,
+    /// Claims a `claimNext` retry got again: its earlier attempt made them, its reply was lost.
+    pub replayed_next: u64,
+    /// Workers told to stop claiming, and later to start again.
+    pub stops: u64,
 }
 
 impl Coverage {
@@ -145,6 +160,9 @@ impl Coverage {
         self.lost += other.lost;
         self.refused_at_gate += other.refused_at_gate;
         self.settle_retries += other.settle_retries;
+        self.claimed_next += other.claimed_next;
+        self.replayed_next += other.replayed_next;
+        self.stops += other.stops;
     }
 }
 
@@ -265,6 +283,11 @@ struct Item {
     /// The last token issued for it.
     token: u64,
     attempts: u32,
+    /// The `claimNext` request (worker incarnation, request id) of its current claim, if one
+    /// made it: a retry with the same request gets this claim again while it lives.
+    claim_request: Option<(u32, u64)>,
+    /// The worker and token of its last accepted settlement: repeating it answers the same.
+    settled: Option<(usize, u64)>,
 }
 
 /// The queue, judged at true time: a claim is live while `until > now`.
@@ -274,6 +297,8 @@ struct Queue {
     max_attempts: u32,
     /// Lapsed claims found by a claim (redelivered or dead-lettered).
     redelivered: u64,
+    /// Claims answered again to a retried `claimNext`.
+    replayed: u64,
 }
 
 impl Queue {
@@ -292,7 +317,38 @@ impl Queue {
         }
     }
 
-    fn claim(&mut self, worker: usize, now: u64, claim_ms: u64) -> ClaimReply {
+    /// A claim by `worker`; `request` is a `claimNext`'s (incarnation, request id).
+    fn claim(
+        &mut self,
+        worker: usize,
+        now: u64,
+        claim_ms: u64,
+        request: Option<(u32, u64)>,
+    ) -> ClaimReply {
+        if let Some(request) = request {
+            // As the grantor does: a retry whose earlier attempt made a claim that still lives
+            // gets it again, promised only what is left of it, since the retry's worker measures
+            // from the retry's send.
+            for (index, item) in self.items.iter().enumerate() {
+                let ItemState::Claimed {
+                    worker: holder,
+                    token,
+                    until,
+                } = item.state
+                else {
+                    continue;
+                };
+                let left_ms = until.saturating_sub(now) / MS;
+                if holder == worker && item.claim_request == Some(request) && left_ms > 0 {
+                    self.replayed += 1;
+                    return ClaimReply::Claimed {
+                        item: index as u64,
+                        token: Token::new(token).expect("small tokens"),
+                        claim_ms: Some(left_ms.min(claim_ms)),
+                    };
+                }
+            }
+        }
         for (index, item) in self.items.iter_mut().enumerate() {
             if matches!(item.state, ItemState::Claimed { until, .. } if until <= now) {
                 self.redelivered += 1;
@@ -314,6 +370,7 @@ impl Queue {
             if claimable {
                 item.token += 1;
                 item.attempts += 1;
+                item.claim_request = request;
                 item.state = ItemState::Claimed {
                     worker,
                     token: item.token,
@@ -350,9 +407,11 @@ impl Queue {
         now: u64,
     ) -> bool {
         if self.live_claim(item, now) != Some((worker, token.get())) {
-            return false;
+            // A repeat of the last accepted settlement (its reply lost) answers the same.
+            return self.items[item as usize].settled == Some((worker, token.get()));
         }
         let entry = &mut self.items[item as usize];
+        entry.settled = Some((worker, token.get()));
         entry.state = match operation {
             SettleOperation::Complete => ItemState::Done {
                 worker,
@@ -413,6 +472,8 @@ struct Worker {
     asleep: bool,
     /// The claim of the last settle attempt sent, to count retries.
     last_settle: Option<(u64, Token)>,
+    /// Told to stop claiming (a shutdown that was called off), starting again then.
+    stopped_until: Option<u64>,
 }
 
 struct ClaimWorld {
@@ -461,6 +522,8 @@ impl ClaimWorld {
                 state,
                 token: 0,
                 attempts: 0,
+                claim_request: None,
+                settled: None,
             });
         }
         arrivals.sort_by(|a, b| b.cmp(a));
@@ -470,6 +533,7 @@ impl ClaimWorld {
                 items,
                 max_attempts: params.max_attempts,
                 redelivered: 0,
+                replayed: 0,
             },
             coverage: Coverage::default(),
             arrivals,
@@ -509,6 +573,7 @@ impl ClaimWorld {
                 timer: None,
                 asleep: false,
                 last_settle: None,
+                stopped_until: None,
             });
             world.start_worker(w);
         }
@@ -562,6 +627,7 @@ impl ClaimWorld {
     fn run(&mut self) {
         self.run_steps();
         self.coverage.redelivered = self.queue.redelivered;
+        self.coverage.replayed_next = self.queue.replayed;
     }
 
     fn run_steps(&mut self) {
@@ -629,6 +695,7 @@ impl ClaimWorld {
                 continue;
             }
             consider(worker.timer.map(|t| t.1));
+            consider(worker.stopped_until);
             consider(worker.work.as_ref().map(|w| w.done_at));
         }
         at
@@ -664,6 +731,9 @@ impl ClaimWorld {
             }
             if self.workers[w].frozen_until.is_some() {
                 continue;
+            }
+            if self.workers[w].stopped_until.is_some_and(|t| t <= now) {
+                return self.resume(w);
             }
             if self.workers[w].timer.is_some_and(|t| t.1 <= now) {
                 self.workers[w].timer = None;
@@ -818,6 +888,7 @@ impl ClaimWorld {
             operation: SettleOperation::Complete,
             item,
             token,
+            ..
         } = request.kind
         {
             // The gate before complete, judged at true time. A retry of a completion that took
@@ -906,7 +977,7 @@ impl ClaimWorld {
         }
         let answer = match request.kind {
             ClaimRequestKind::Claim { claim_ms } => {
-                Answer::Claim(self.queue.claim(w, now, claim_ms))
+                Answer::Claim(self.queue.claim(w, now, claim_ms, None))
             }
             ClaimRequestKind::Heartbeat {
                 item,
@@ -924,6 +995,7 @@ impl ClaimWorld {
                 operation,
                 item,
                 token,
+                next,
             } => {
                 let others = self.other_believers(w, item);
                 let accepted = self.queue.settle(w, operation, item, token, now);
@@ -935,11 +1007,20 @@ impl ClaimWorld {
                         ),
                     );
                 }
-                Answer::Settle(if accepted {
-                    SettleReply::Settled
+                if !accepted {
+                    Answer::Settle(SettleReply::Stale)
                 } else {
-                    SettleReply::Stale
-                })
+                    // In the same transaction, once the settlement took effect.
+                    let next = next.filter(|_| self.params.claim_next_known).map(|next| {
+                        let request = Some((incarnation, next.request.0));
+                        let reply = self.queue.claim(w, now, next.claim_ms, request);
+                        if matches!(reply, ClaimReply::Claimed { .. }) {
+                            self.coverage.claimed_next += 1;
+                        }
+                        reply
+                    });
+                    Answer::Settle(SettleReply::Settled { next })
+                }
             }
             ClaimRequestKind::GiveBack { item, token } => {
                 self.queue
@@ -1017,7 +1098,7 @@ impl ClaimWorld {
         if self.workers[w].down_until.is_some() {
             return;
         }
-        match self.rng.below(5) {
+        match self.rng.below(6) {
             0 => {
                 let duration = self.rng.range(claim / 4, 2 * claim);
                 self.workers[w].partitioned_until = self.now + duration;
@@ -1047,6 +1128,7 @@ impl ClaimWorld {
                 worker.inbox.clear();
                 worker.work = None;
                 worker.timer = None;
+                worker.stopped_until = None;
                 worker.incarnation += 1;
                 self.log(14, w as u64, duration, || {
                     format!("FAULT crash w{w} {duration}µs")
@@ -1063,8 +1145,30 @@ impl ClaimWorld {
                     format!("FAULT wall step w{w} {delta}µs")
                 });
             }
+            5 if self.workers[w].frozen_until.is_none()
+                && self.workers[w].stopped_until.is_none() =>
+            {
+                // A claim in flight is given back when it arrives, and so is a next claim that
+                // comes with a settlement asked for before the stop.
+                let duration = self.rng.range(claim / 4, 2 * claim);
+                self.workers[w].stopped_until = Some(self.now + duration);
+                self.coverage.stops += 1;
+                self.log(20, w as u64, duration, || {
+                    format!("FAULT stop w{w} {duration}µs")
+                });
+                let reading = self.reading(w);
+                self.workers[w].machine.stop(reading);
+                self.drain(w);
+            }
             _ => {}
         }
+    }
+
+    /// A stopped worker starts claiming again.
+    fn resume(&mut self, w: usize) {
+        self.workers[w].stopped_until = None;
+        self.log(21, w as u64, 0, || format!("w{w} starts again"));
+        self.start_worker(w);
     }
 
     fn thaw(&mut self, w: usize) {

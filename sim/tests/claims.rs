@@ -43,7 +43,8 @@ fn claims_world_keeps_every_invariant() {
 }
 
 /// The world reaches what the invariants are about: redelivery after a lapsed claim, claims
-/// lost by their workers, completions refused at the gate, settle retries.
+/// lost by their workers, completions refused at the gate, settle retries, next claims made by a
+/// settlement's `claimNext`, and ones a retried settlement got again.
 #[test]
 fn claims_world_reaches_the_cases_that_matter() {
     let report = run_claims_range(0, 500, None, threads());
@@ -55,6 +56,10 @@ fn claims_world_reaches_the_cases_that_matter() {
     );
     assert!(c.redelivered > 0 && c.lost > 0, "{c:?}");
     assert!(c.refused_at_gate > 0 && c.settle_retries > 0, "{c:?}");
+    assert!(
+        c.claimed_next > 0 && c.replayed_next > 0 && c.stops > 0,
+        "{c:?}"
+    );
 }
 
 #[test]

@@ -18,15 +18,20 @@
 //!
 //! [`ClaimMachine`] composes them into one worker slot in the style of [`Holder`]: commands and
 //! `handle_*` inputs with the time passed in, [`ClaimMachine::poll_output`] and
-//! [`ClaimMachine::poll_timeout`]. The JavaScript `WorkClaimer` drives the same pieces: a holder
-//! per claim, a [`Settlement`] per settlement (the gate included: each attempt is given the
-//! claim's holder's safe-hold answer, as [`ClaimMachine`] gives it), an [`IdleBackoff`] per loop
-//! slot. But it composes them itself rather than running this machine, and differs from it
-//! where the simulation, which runs this machine, does not look: it settles with `claimNext`
-//! (the next claim in the same request), which this machine does not model; a settle attempt
-//! has no deadline of its own (the grantor's request timeout bounds it, where this machine
-//! gives up at the holder's `request_timeout`); and a claim in flight when the loop stops is
-//! processed when it arrives, where [`ClaimMachine::stop`] cancels it and gives it back.
+//! [`ClaimMachine::poll_timeout`]. Each settlement also asks for the slot's next item in the same
+//! request ([`NextClaim`], `claimNext`) unless the slot is stopping; that claim is timed from the
+//! settle attempt's send, as any claim is from its request's. A settle attempt is abandoned at the
+//! holder's `request_timeout` ([`ClaimConfig::settle_timeout`]) and counts as timed out. A claim
+//! that arrives after [`ClaimMachine::stop`] (on its own or with a settlement) is given back.
+//!
+//! The JavaScript `WorkClaimer` drives the same pieces and follows the same rules: a holder per
+//! claim, a [`Settlement`] per settlement (the gate included: each attempt is given the claim's
+//! holder's safe-hold answer), an [`IdleBackoff`] per loop slot, `claimNext` under the first
+//! attempt's id with the next claim's clock from each attempt's send, each settle attempt
+//! abandoned at the settle timeout, and a claim that arrives after the loop's stop given back.
+//! It composes them itself rather than running this machine; one difference remains where the
+//! grantor object does not know `claimNext`: it then claims the next item apart within the same
+//! settle attempt, where this machine claims it once the settlement ended.
 
 use std::collections::VecDeque;
 
@@ -53,14 +58,19 @@ pub enum ClaimMutation {
     /// input arrives (a heartbeat's reply, the expiry timer), instead of from the clocks: a claim
     /// whose heartbeats lapsed counts as held until something happens to say otherwise.
     LapseNoticedOnlyByEvents,
+    /// A next claim that came with a settlement's reply is timed from the reply's arrival rather
+    /// than from the send of the settle attempt that asked for it, so the worker believes in time
+    /// the grantor never promised.
+    NextClaimTimedFromReply,
 }
 
 impl ClaimMutation {
     /// Every claim mutation, for tests that must catch them all.
-    pub const ALL: [ClaimMutation; 3] = [
+    pub const ALL: [ClaimMutation; 4] = [
         ClaimMutation::CompleteWithoutGate,
         ClaimMutation::GateFirstAttemptOnly,
         ClaimMutation::LapseNoticedOnlyByEvents,
+        ClaimMutation::NextClaimTimedFromReply,
     ];
 }
 
@@ -178,6 +188,12 @@ impl ClaimConfig {
     pub fn heartbeat_interval(&self) -> Micros {
         self.holder.renew_interval
     }
+
+    /// How long one settle attempt may take before it is abandoned and counts as timed out: the
+    /// holder's `request_timeout`, as for its claims and heartbeats.
+    pub fn settle_timeout(&self) -> Micros {
+        self.holder.request_timeout
+    }
 }
 
 /// A delay option that was never validated: anything not a positive number waits not at all, as
@@ -254,8 +270,12 @@ impl SettleOperation {
 /// The grantor's answer to one settle attempt, as the host's adapter classified it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SettleReply {
-    /// The settlement took effect.
-    Settled,
+    /// The settlement took effect; with the reply about the next claim when the attempt asked
+    /// for one ([`NextClaim`]) and the grantor knows `claimNext` (`None` otherwise).
+    Settled {
+        /// The next claim's reply, as a claim request's.
+        next: Option<ClaimReply>,
+    },
     /// The grantor no longer holds this claim (`stale_claim`): definitive.
     Stale,
     /// The attempt failed without a definitive answer.
@@ -374,7 +394,9 @@ impl Settlement {
         match self.mutation {
             Some(ClaimMutation::CompleteWithoutGate) => return false,
             Some(ClaimMutation::GateFirstAttemptOnly) => return self.attempts == 0,
-            Some(ClaimMutation::LapseNoticedOnlyByEvents) | None => {}
+            Some(ClaimMutation::LapseNoticedOnlyByEvents)
+            | Some(ClaimMutation::NextClaimTimedFromReply)
+            | None => {}
         }
         true
     }
@@ -385,7 +407,7 @@ impl Settlement {
     /// it is not the grantor redelivers the item anyway.
     pub fn outcome(&mut self, now: MonoTime, reply: SettleReply, held: bool) -> SettleStep {
         let failure = match reply {
-            SettleReply::Settled => return self.end(SettleEnd::Settled),
+            SettleReply::Settled { .. } => return self.end(SettleEnd::Settled),
             SettleReply::Stale => return self.end(SettleEnd::Stale),
             SettleReply::Error => return self.end(SettleEnd::Error),
             SettleReply::Failed(failure) => failure,
@@ -438,7 +460,8 @@ pub enum ClaimRequestKind {
         /// The extension.
         claim_ms: u64,
     },
-    /// Complete or fail `item`, fenced by `token`.
+    /// Complete or fail `item`, fenced by `token`; with `next`, also claim the slot's next item
+    /// once the settlement took effect (`claimNext`), in the same request.
     Settle {
         /// Which settlement.
         operation: SettleOperation,
@@ -446,6 +469,8 @@ pub enum ClaimRequestKind {
         item: u64,
         /// The claim token.
         token: Token,
+        /// The next claim asked for with it.
+        next: Option<NextClaim>,
     },
     /// Give `item` back unused (reported as a failed attempt). Nothing waits for the reply.
     GiveBack {
@@ -454,6 +479,18 @@ pub enum ClaimRequestKind {
         /// The claim token.
         token: Token,
     },
+}
+
+/// The next claim a settlement asks for (`claimNext`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextClaim {
+    /// The claim's duration.
+    pub claim_ms: u64,
+    /// The claim's request id (`claimNext.requestId`): the id of the settlement's first attempt,
+    /// the same for every retry, so that when an earlier attempt took effect and only its reply
+    /// was lost, the grantor answers with the item it claimed then instead of claiming another
+    /// that nobody would work on until its claim ran out.
+    pub request: RequestId,
 }
 
 /// A request the host must send.
@@ -585,6 +622,8 @@ pub enum ClaimUsageError {
 #[derive(Clone, Copy, Debug)]
 struct SettleAttempt {
     id: RequestId,
+    /// When it was sent: the start of the clock of a next claim that comes with its reply.
+    sent: Now,
     deadline: MonoTime,
 }
 
@@ -602,6 +641,11 @@ enum Slot {
         token: Token,
         settlement: Settlement,
         in_flight: Option<SettleAttempt>,
+        /// The next claim every attempt asks for, once the first attempt's id is known; `None`
+        /// when none is asked for (the slot is stopping) or before the first attempt.
+        next: Option<NextClaim>,
+        /// Whether attempts ask for the next claim.
+        claim_next: bool,
     },
     /// Nothing was claimable: the next claim goes out at `until`.
     Idle { until: MonoTime },
@@ -692,8 +736,9 @@ impl ClaimMachine {
         }
     }
 
-    /// Claims nothing more. An item in hand is still settled; a claim in flight is cancelled
-    /// (given back if the grantor made it).
+    /// Claims nothing more. An item in hand is still settled, asking for no next claim; a claim
+    /// in flight is cancelled (given back if the grantor made it), and so is a next claim that
+    /// comes with a settlement asked for before the stop.
     pub fn stop(&mut self, now: Now) {
         self.stopping = true;
         match self.slot {
@@ -732,6 +777,8 @@ impl ClaimMachine {
             token,
             settlement,
             in_flight: None,
+            next: None,
+            claim_next: !self.stopping,
         };
         self.settle_step(now);
         Ok(())
@@ -980,12 +1027,15 @@ impl ClaimMachine {
     fn settle_step(&mut self, now: Now) {
         let held = self.held(now);
         let generation = self.generation;
-        let timeout = self.config.holder.request_timeout;
+        let timeout = self.config.settle_timeout();
+        let claim_ms = self.config.holder.lease.as_ms_floor().max(1);
         let Slot::Settling {
             item,
             token,
             settlement,
             in_flight,
+            next,
+            claim_next,
         } = &mut self.slot
         else {
             return;
@@ -997,20 +1047,29 @@ impl ClaimMachine {
                     RequestId((generation << 32) | SETTLE_ID | u64::from(settlement.attempts()));
                 *in_flight = Some(SettleAttempt {
                     id,
+                    sent: now,
                     deadline: now.mono.plus(timeout),
                 });
+                if *claim_next && next.is_none() {
+                    *next = Some(NextClaim {
+                        claim_ms,
+                        request: id,
+                    });
+                }
                 let operation = settlement.operation();
+                let next = *next;
                 self.outputs.push_back(ClaimOutput::Send(ClaimRequest {
                     id,
                     kind: ClaimRequestKind::Settle {
                         operation,
                         item,
                         token,
+                        next,
                     },
                 }));
             }
             SettleStep::WaitUntil(_) => {}
-            SettleStep::Ended(end) => self.settle_ended(now, end),
+            SettleStep::Ended(end) => self.settle_ended(now, end, None),
         }
     }
 
@@ -1019,20 +1078,29 @@ impl ClaimMachine {
         let Slot::Settling {
             settlement,
             in_flight,
+            next,
             ..
         } = &mut self.slot
         else {
             return;
         };
-        *in_flight = None;
+        // A next claim counts only if this attempt asked for one.
+        let next_claim = match (&reply, in_flight.take(), next) {
+            (SettleReply::Settled { next: Some(claim) }, Some(attempt), Some(_)) => {
+                Some((attempt.sent, claim.clone()))
+            }
+            _ => None,
+        };
         match settlement.outcome(now.mono, reply, held) {
-            SettleStep::Ended(end) => self.settle_ended(now, end),
+            SettleStep::Ended(end) => self.settle_ended(now, end, next_claim),
             SettleStep::Send => self.settle_step(now),
             SettleStep::WaitUntil(_) => {}
         }
     }
 
-    fn settle_ended(&mut self, now: Now, end: SettleEnd) {
+    /// The settlement is over; `next` is the next claim that came with its reply, and when the
+    /// attempt that brought it was sent.
+    fn settle_ended(&mut self, now: Now, end: SettleEnd, next: Option<(Now, ClaimReply)>) {
         let Slot::Settling {
             item,
             token,
@@ -1051,11 +1119,46 @@ impl ClaimMachine {
         });
         // The holder's heartbeats end with the settlement; replies to them are ignored.
         self.fresh_holder();
-        if self.stopping {
+        if let Some((sent, reply)) = next {
+            self.claimed_with_settlement(sent, now, reply);
+        } else if self.stopping {
             self.slot = Slot::Stopped;
         } else {
             self.claim(now);
         }
+    }
+
+    /// A next claim's reply that came with the settle attempt sent at `sent`. That attempt was
+    /// the claim's request, so the fresh holder's grant attempt is taken as sent then (the
+    /// claim's clock starts when it was sent, as for any claim) and is not sent again; the reply
+    /// is then the holder's like any claim reply. A slot stopped since gives the claim back.
+    fn claimed_with_settlement(&mut self, sent: Now, now: Now, reply: ClaimReply) {
+        self.slot = Slot::Claiming;
+        self.last_item = None;
+        #[cfg(feature = "mutations")]
+        let sent = if self.config.mutation == Some(ClaimMutation::NextClaimTimedFromReply) {
+            now
+        } else {
+            sent
+        };
+        // A fresh holder is always idle, so the acquire cannot be refused.
+        let _ = self.holder.acquire(sent, false);
+        let mut grant = None;
+        while let Some(output) = self.holder.poll_output() {
+            if let Output::Send(request) = output {
+                grant = Some(request.id);
+            }
+        }
+        let Some(inner) = grant else {
+            return self.go_idle(now);
+        };
+        if self.stopping {
+            self.holder.cancel_acquire(now);
+            self.slot = Slot::Stopped;
+            self.drain_holder();
+        }
+        let id = self.outer_id(inner);
+        self.handle_claim_reply(now, id, reply);
     }
 
     fn emit(&mut self, event: ClaimEvent) {
@@ -1390,6 +1493,133 @@ mod tests {
                 token: token(4)
             }]
         );
+        assert_eq!(m.in_hand(), None);
+    }
+
+    fn settle_of(outputs: &[ClaimOutput]) -> (RequestId, Option<NextClaim>) {
+        sent(outputs)
+            .iter()
+            .find_map(|r| match r.kind {
+                ClaimRequestKind::Settle { next, .. } => Some((r.id, next)),
+                _ => None,
+            })
+            .expect("a settle attempt")
+    }
+
+    fn next_claimed(item: u64, token_n: u64) -> SettleReply {
+        SettleReply::Settled {
+            next: Some(ClaimReply::Claimed {
+                item,
+                token: token(token_n),
+                claim_ms: Some(3_000),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_settlement_claims_the_next_item_in_the_same_request() {
+        let mut m = holding();
+        m.complete(at(100)).unwrap();
+        let (id, next) = settle_of(&drain(&mut m));
+        assert_eq!(
+            next,
+            Some(NextClaim {
+                claim_ms: 3_000,
+                request: id
+            })
+        );
+        m.handle_settle_reply(at(150), id, next_claimed(6, 1));
+        let out = drain(&mut m);
+        assert_eq!(
+            events(&out),
+            [
+                ClaimEvent::SettleEnded {
+                    item: 5,
+                    token: token(1),
+                    operation: SettleOperation::Complete,
+                    end: SettleEnd::Settled,
+                },
+                ClaimEvent::Claimed {
+                    item: 6,
+                    token: token(1)
+                },
+            ]
+        );
+        // The claim went out with the settlement: no claim request of its own.
+        assert!(sent(&out).is_empty(), "{out:?}");
+        assert_eq!(m.in_hand(), Some((6, token(1))));
+        // Its clock starts when the settle attempt was sent (100 ms), not when it arrived:
+        // heartbeats from 100 + 1000, the margin (600 ms) begins at 2500.
+        assert_eq!(m.poll_timeout(), Some(at(1_100).mono));
+        assert_eq!(m.safely_held(at(2_450)), Some((6, token(1))));
+        assert_eq!(m.safely_held(at(2_520)), None);
+    }
+
+    #[test]
+    fn every_attempt_of_a_settlement_asks_for_the_next_claim_under_the_first_attempts_id() {
+        let mut m = holding();
+        m.fail(at(100)).unwrap();
+        let (first, next) = settle_of(&drain(&mut m));
+        let failed = SettleReply::Failed(Failure::of(FailureKind::Server));
+        m.handle_settle_reply(at(120), first, failed);
+        let retry_at = m.poll_timeout().unwrap();
+        m.handle_timeout(Now {
+            mono: retry_at,
+            wall: at(300).wall,
+        });
+        let (second, again) = settle_of(&drain(&mut m));
+        assert_ne!(second, first);
+        assert_eq!(again, next);
+        assert_eq!(again.unwrap().request, first);
+    }
+
+    #[test]
+    fn a_grantor_without_claim_next_settles_alone_and_the_next_claim_goes_apart() {
+        let mut m = holding();
+        m.complete(at(100)).unwrap();
+        let (id, _) = settle_of(&drain(&mut m));
+        m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
+        let out = drain(&mut m);
+        assert_eq!(
+            sent(&out).iter().map(|r| r.kind).collect::<Vec<_>>(),
+            [ClaimRequestKind::Claim { claim_ms: 3_000 }]
+        );
+    }
+
+    #[test]
+    fn stop_gives_back_a_next_claim_that_comes_with_a_settlement() {
+        let mut m = holding();
+        m.complete(at(100)).unwrap();
+        let (id, next) = settle_of(&drain(&mut m));
+        assert!(next.is_some());
+        m.stop(at(120));
+        assert!(drain(&mut m).is_empty());
+        m.handle_settle_reply(at(150), id, next_claimed(6, 2));
+        let out = drain(&mut m);
+        assert!(!events(&out)
+            .iter()
+            .any(|e| matches!(e, ClaimEvent::Claimed { .. })));
+        assert_eq!(
+            sent(&out).iter().map(|r| r.kind).collect::<Vec<_>>(),
+            [ClaimRequestKind::GiveBack {
+                item: 6,
+                token: token(2)
+            }]
+        );
+        assert_eq!(m.in_hand(), None);
+        assert_eq!(m.poll_timeout(), None);
+    }
+
+    #[test]
+    fn a_stopped_slot_settles_without_asking_for_a_next_claim() {
+        let mut m = holding();
+        m.stop(at(50));
+        m.complete(at(100)).unwrap();
+        let (id, next) = settle_of(&drain(&mut m));
+        assert_eq!(next, None);
+        m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
+        let out = drain(&mut m);
+        assert!(sent(&out).is_empty(), "{out:?}");
         assert_eq!(m.in_hand(), None);
     }
 

@@ -43,8 +43,9 @@ pub use batch::{
 pub use claim::{claim_failure_kind, claim_gone, is_item_id};
 pub use claim::{
     ClaimConfig, ClaimEvent, ClaimMachine, ClaimMutation, ClaimOutput, ClaimReply, ClaimRequest,
-    ClaimRequestKind, ClaimUsageError, HeartbeatReply, IdleBackoff, SettleEnd, SettleOperation,
-    SettleReply, SettleStep, Settlement, SETTLE_ATTEMPTS, SETTLE_RETRY_BASE, SETTLE_RETRY_MAX,
+    ClaimRequestKind, ClaimUsageError, HeartbeatReply, IdleBackoff, NextClaim, SettleEnd,
+    SettleOperation, SettleReply, SettleStep, Settlement, SETTLE_ATTEMPTS, SETTLE_RETRY_BASE,
+    SETTLE_RETRY_MAX,
 };
 pub use config::{checked_ms, ConfigError, HolderConfig, HolderOptionsMs, MAX_DURATION_MS};
 pub use holder::{

@@ -23,10 +23,31 @@ pub fn claim_heartbeat_ms(
     margin_ms: JsValue,
     request_timeout_ms: JsValue,
 ) -> Result<f64, JsValue> {
-    let number = |v: &JsValue| v.as_f64().unwrap_or(f64::NAN);
-    let timeout = (!request_timeout_ms.is_undefined()).then(|| number(&request_timeout_ms));
-    ClaimConfig::from_ms(number(&claim_ms), number(&margin_ms), timeout, 0)
+    claim_config(&claim_ms, &margin_ms, &request_timeout_ms)
         .map(|config| config.heartbeat_interval().as_ms_f64())
+}
+
+/// How long one settle attempt may take, in ms, before it is abandoned and counts as timed out:
+/// the claim's `requestTimeoutMs` rule, as for its claims and heartbeats. The options are
+/// validated as by [`claim_heartbeat_ms`].
+#[wasm_bindgen(skip_jsdoc, js_name = claimSettleTimeoutMs)]
+pub fn claim_settle_timeout_ms(
+    claim_ms: JsValue,
+    margin_ms: JsValue,
+    request_timeout_ms: JsValue,
+) -> Result<f64, JsValue> {
+    claim_config(&claim_ms, &margin_ms, &request_timeout_ms)
+        .map(|config| config.settle_timeout().as_ms_f64())
+}
+
+fn claim_config(
+    claim_ms: &JsValue,
+    margin_ms: &JsValue,
+    request_timeout_ms: &JsValue,
+) -> Result<ClaimConfig, JsValue> {
+    let number = |v: &JsValue| v.as_f64().unwrap_or(f64::NAN);
+    let timeout = (!request_timeout_ms.is_undefined()).then(|| number(request_timeout_ms));
+    ClaimConfig::from_ms(number(claim_ms), number(margin_ms), timeout, 0)
         .map_err(|e| config_error(&e))
 }
 

@@ -1,6 +1,7 @@
 // The rules WorkClaimer takes from the core, seen from JavaScript against an in-memory grantor:
 // the configuration's checks, the settle retries (how many, which failures, how long apart, the
-// gate before each completion attempt) and the idle backoff.
+// gate before each completion attempt, each attempt's deadline), the idle backoff, and what a
+// stopping worker loop does with a claim that arrives after the stop.
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -120,7 +121,8 @@ describe("WorkClaimer settle retries, decided by the core", () => {
     const grantor = oneItemGrantor(failures);
     // Heartbeats never answer: the claim lapses at claimMs - marginMs after it was sent.
     grantor.heartbeat = () => new Promise(() => {});
-    const claim = await claimer(grantor, { claimMs: 600, marginMs: 150 }).claim();
+    // The attempt's deadline is well past its slow failure.
+    const claim = await claimer(grantor, { claimMs: 600, marginMs: 150, requestTimeoutMs: 2_000 }).claim();
     // The first attempt goes out while held, fails, and its retry is due after the margin.
     const slow = grantorError("server_error");
     grantor.complete = async () => {
@@ -130,6 +132,83 @@ describe("WorkClaimer settle retries, decided by the core", () => {
     };
     await assert.rejects(claim.complete(), (error) => error.code === "ERR_CLAIM_LOST");
     assert.equal(grantor.attempts.length, 1);
+  });
+});
+
+describe("WorkClaimer settle attempt deadline, from the core", () => {
+  it("abandons an attempt at requestTimeoutMs, even when the grantor ignores its signal, and retries it", async () => {
+    const grantor = oneItemGrantor();
+    const signals = [];
+    const answer = grantor.complete;
+    grantor.complete = (args) => {
+      signals.push(args.signal);
+      // The first attempt never answers, whatever its signal says.
+      if (signals.length === 1) {
+        grantor.attempts.push({ operation: "complete", at: performance.now() });
+        return new Promise(() => {});
+      }
+      return answer(args);
+    };
+    const claim = await claimer(grantor, { requestTimeoutMs: 200 }).claim();
+    const reply = await claim.complete("done");
+    assert.equal(reply.completed, true);
+    assert.equal(grantor.attempts.length, 2);
+    assert.ok(signals[0] instanceof AbortSignal && signals[0].aborted, "the first attempt's signal aborted");
+    const gap = grantor.attempts[1].at - grantor.attempts[0].at;
+    // 200 ms deadline, then a retry wait in the upper half of 100 ms.
+    assert.ok(gap >= 250 - 2 && gap < 200 + 100 + 500, `retried ${gap} ms after the first attempt`);
+  });
+
+  it("reports an attempt that ran out of time as timed_out once no retry is left", async () => {
+    const grantor = oneItemGrantor();
+    grantor.fail = ({ signal }) =>
+      new Promise((_, reject) => signal.addEventListener("abort", () => reject(new DOMException("gone", "AbortError"))));
+    // Not held (heartbeats never answer and the claim runs out): a failure is not retried.
+    grantor.heartbeat = () => new Promise(() => {});
+    const claim = await claimer(grantor, { claimMs: 600, marginMs: 150, requestTimeoutMs: 500 }).claim();
+    await assert.rejects(claim.fail(new Error("no")), (error) => error.code === "ERR_GRANTOR" && error.kind === "timed_out");
+  });
+});
+
+describe("WorkClaimer worker loop stopping with a claim in flight", () => {
+  const released = (grantor) => grantor.attempts.filter((a) => a.operation === "fail");
+
+  it("gives back a claim that arrives after the stop, unprocessed", async () => {
+    const grantor = oneItemGrantor();
+    const stop = new AbortController();
+    const claimOnce = grantor.claim;
+    grantor.claim = async (args) => {
+      stop.abort();
+      return claimOnce(args);
+    };
+    const handled = [];
+    const counts = await claimer(grantor).process((item) => handled.push(item.id), { signal: stop.signal });
+    assert.deepEqual(handled, []);
+    assert.deepEqual(counts, { claimed: 0, completed: 0, failed: 0, lost: 0 });
+    assert.equal(released(grantor).length, 1, "given back as a failed attempt");
+  });
+
+  it("gives back the next claim that arrives with the last settlement after the stop", async () => {
+    const grantor = oneItemGrantor();
+    const stop = new AbortController();
+    const given = [];
+    grantor.fail = async (args) => {
+      given.push(args);
+      return { state: "pending", attempts: 1, maxAttempts: 5 };
+    };
+    grantor.complete = async ({ token, claimNext }) => {
+      stop.abort();
+      const next = { claimed: true, item: { id: 2, payload: null, attempts: 1, maxAttempts: 5 }, token: 9, claimMs: claimNext.claimMs };
+      return { completed: true, token, next };
+    };
+    const handled = [];
+    const counts = await claimer(grantor).process((item) => handled.push(item.id), { signal: stop.signal });
+    assert.deepEqual(handled, [1]);
+    assert.deepEqual(counts, { claimed: 1, completed: 1, failed: 0, lost: 0 });
+    assert.deepEqual(
+      given.map((g) => [g.itemId, g.token, g.error.name]),
+      [[2, 9, "ClaimReleased"]],
+    );
   });
 });
 
