@@ -100,3 +100,24 @@ fn a_forward_wall_step_on_an_observer_never_takes_over_early() {
         );
     }
 }
+
+/// Seeds that exposed bugs, each fixed since. They must keep passing.
+#[test]
+fn observed_seeds_that_found_bugs_stay_fixed() {
+    for (seed, bug) in [
+        (
+            5082,
+            "a lease granted from a send stamp moved that stamp into the clock's frame by the \
+             frame's offset at the reply, so a wall step back while the write was out hid the \
+             sleep that followed it: the writer believed 20 s after it wrote a 1 s lease",
+        ),
+        (15784, "the same, with a shorter sleep after the step back"),
+    ] {
+        let outcome = run_observed(seed, None, ObservedFaults::default());
+        assert!(
+            outcome.violation.is_none(),
+            "seed {seed} ({bug}) broke again:\n{}",
+            outcome.report()
+        );
+    }
+}

@@ -96,12 +96,14 @@ impl Lease {
     /// Records a grant of `duration` (which the grantor may have clamped) sent at `sent`. A send
     /// stamp later than `now` is clamped to `now`: a start in the future would add validity.
     pub fn grant_for(&mut self, token: Token, sent: Now, now: Now, duration: Micros) {
-        let raw_now = now;
+        let host_now = now;
         let now = self.clock.observe(now);
         // The clock counts wall time in its own frame, which runs ahead of the host's after a
         // backward step (see `Clock`). `sent` is a host reading, so move it into that frame by
-        // the same offset; otherwise every grant after a step back would look expired at once.
-        let frame_offset = now.wall.since(raw_now.wall);
+        // the offset that applied when it was read; otherwise every grant after a step back
+        // would look expired at once, and a step back while the request was out would hide a
+        // sleep that followed it (tenure-sim observed seed 5082).
+        let frame_offset = self.clock.frame_offset_at(sent.mono, host_now);
         let sent = Now {
             mono: sent.mono,
             wall: WallTime(sent.wall.0.saturating_add(frame_offset.0)),
@@ -354,6 +356,58 @@ mod tests {
         assert_eq!(lease.remaining(sent), ms(10_000));
         assert!(lease.is_safely_held(at(15_000, 5_000_000 - 3_594_500)));
         assert!(!lease.is_safely_held(at(19_000, 5_000_000 - 3_590_500)));
+    }
+
+    #[test]
+    fn a_sleep_after_a_step_back_while_the_request_was_out_ends_the_lease() {
+        const HOUR: u64 = 3_600_000;
+        let wall = 7_200_000_000;
+        let mut lease = Lease::new(ms(1_000), ms(100)).unwrap();
+        lease.grant_at(token(1), at(0, wall), at(0, wall));
+        // The renewal is sent; the wall clock steps back an hour while it is out; the machine
+        // then sleeps 20 s (the monotonic clock stops) before the reply is read.
+        let sent = at(300, wall + 300);
+        assert!(lease.is_safely_held(at(350, wall + 350 - HOUR)));
+        let reply = at(360, wall + 350 + 20_000 - HOUR);
+        lease.grant_at(token(2), sent, reply);
+        assert!(
+            !lease.is_safely_held(reply),
+            "the sleep was hidden by the step back"
+        );
+
+        // Two steps back while it was out: the frame at the send is not known, and the host's
+        // own (here: the first) frame is used.
+        let mut lease = Lease::new(ms(1_000), ms(100)).unwrap();
+        lease.grant_at(token(1), at(0, wall), at(0, wall));
+        let sent = at(300, wall + 300);
+        lease.is_safely_held(at(310, wall + 310 - 60_000));
+        lease.is_safely_held(at(320, wall + 320 - 120_000));
+        let reply = at(330, wall + 320 + 20_000 - 120_000);
+        lease.grant_at(token(2), sent, reply);
+        assert!(
+            !lease.is_safely_held(reply),
+            "the sleep was hidden by two steps back"
+        );
+        let mut lease = Lease::new(ms(1_000), ms(100)).unwrap();
+        lease.grant_at(token(1), at(0, wall), at(0, wall));
+        lease.is_safely_held(at(310, wall + 310 - 60_000));
+        lease.is_safely_held(at(320, wall + 320 - 120_000));
+        let reply = at(330, wall + 330 - 120_000);
+        lease.grant_at(token(2), sent, reply);
+        assert_eq!(
+            lease.remaining(reply),
+            ms(970),
+            "no sleep: the grant is whole"
+        );
+
+        // One step back long before the send: the grant is judged in the stepped frame, whole.
+        let mut lease = Lease::new(ms(1_000), ms(100)).unwrap();
+        lease.grant_at(token(1), at(0, wall), at(0, wall));
+        lease.is_safely_held(at(10, wall + 10 - HOUR));
+        let sent = at(500, wall + 500 - HOUR);
+        let reply = at(520, wall + 520 - HOUR);
+        lease.grant_at(token(2), sent, reply);
+        assert_eq!(lease.remaining(reply), ms(980));
     }
 
     #[test]

@@ -174,6 +174,20 @@ pub struct Clock {
     /// The lowest `host wall − monotonic` offset since the wall clock last ran ahead; a
     /// run-ahead is measured from here.
     baseline: i128,
+    /// The latest backward wall step beyond [`WALL_JITTER_TOLERANCE`].
+    step_back: Option<StepBack>,
+    /// The monotonic reading that saw the step back before it.
+    earlier_step_back: Option<MonoTime>,
+}
+
+/// A backward wall step as a [`Clock`] saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StepBack {
+    /// The monotonic reading that saw it.
+    seen: MonoTime,
+    /// How far the clock's frame ran ahead of the host's wall clock before it, at least
+    /// (`counted wall − host wall`; it grows with each backward step).
+    frame_before: i128,
 }
 
 fn offset(now: Now) -> i128 {
@@ -186,6 +200,8 @@ impl Clock {
         Clock {
             last: None,
             baseline: 0,
+            step_back: None,
+            earlier_step_back: None,
         }
     }
 
@@ -203,6 +219,17 @@ impl Clock {
                     mono,
                     wall: now.wall,
                 });
+                let tolerance = i128::from(WALL_JITTER_TOLERANCE.0);
+                if host_offset < self.baseline - tolerance {
+                    // Before the step, the host's offset was within the tolerance above the
+                    // baseline: the frame was at least this far ahead.
+                    let counted_offset = offset(last);
+                    self.earlier_step_back = self.step_back.map(|step| step.seen);
+                    self.step_back = Some(StepBack {
+                        seen: mono,
+                        frame_before: counted_offset - self.baseline - tolerance,
+                    });
+                }
                 self.baseline = self.baseline.min(host_offset);
                 let ahead = host_offset - self.baseline;
                 let extra = if ahead > i128::from(WALL_JITTER_TOLERANCE.0) {
@@ -220,6 +247,33 @@ impl Clock {
         };
         self.last = Some(seen);
         seen
+    }
+
+    /// How far ahead of the host's wall clock this clock's frame ran when the host read
+    /// `sent` (a reading taken at or before `now`, the host reading observed last, and not
+    /// observed itself): add it to `sent`'s wall reading to judge it in this clock's frame.
+    /// Without a backward step since `sent`, that is the frame's offset at `now`. A backward step after
+    /// `sent` moved the frame since, so the offset from before that step is the one that
+    /// applied; after two such steps it is not known, and zero (the host's own frame, which
+    /// counts the steps as time passed) is the answer that never adds validity. Jitter below
+    /// [`WALL_JITTER_TOLERANCE`] is not a step: it may shift the answer by that much, which the
+    /// margin covers.
+    pub fn frame_offset_at(&self, sent: MonoTime, now: Now) -> Micros {
+        let after = |seen: MonoTime| seen > sent;
+        let current = self
+            .last
+            .map_or(0, |last| i128::from(last.wall.0) - i128::from(now.wall.0));
+        let frame = match self.step_back {
+            Some(step) if after(step.seen) => {
+                if self.earlier_step_back.is_some_and(after) {
+                    0
+                } else {
+                    step.frame_before
+                }
+            }
+            _ => current,
+        };
+        Micros(u64::try_from(frame.max(0)).unwrap_or(u64::MAX))
     }
 
     /// The last reading observed, if any.
@@ -247,6 +301,7 @@ impl Clock {
     pub fn observe_quiet(&mut self, mono: MonoTime) {
         if let Some(last) = self.last {
             if mono > last.mono {
+                // Both clocks moved alike, so the frame offset stays.
                 self.last = Some(Now {
                     mono,
                     wall: WallTime(last.wall.0.saturating_add(mono.since(last.mono).0)),
