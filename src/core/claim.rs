@@ -226,7 +226,7 @@ impl IdleBackoff {
 
     /// Backoff from `base_ms` to `max_ms` as JavaScript passes them, unvalidated: anything not a
     /// positive number waits not at all; one not given (`None`) is its default,
-    /// [`DEFAULT_IDLE_DELAY`] or [`DEFAULT_IDLE_DELAY_MAX`].
+    /// 50 ms or 2 s (`DEFAULT_IDLE_DELAY`, `DEFAULT_IDLE_DELAY_MAX`).
     pub fn from_ms(base_ms: Option<f64>, max_ms: Option<f64>, seed: u64) -> IdleBackoff {
         IdleBackoff::new(
             base_ms.map_or(DEFAULT_IDLE_DELAY, lenient_ms),

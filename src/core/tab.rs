@@ -134,7 +134,7 @@ impl TabConfig {
     }
 
     /// A configuration with the default leaving grace, after checking the holder's own timing
-    /// rule ([`check_renewal_timing`]; the error names the JavaScript option).
+    /// rule (`check_renewal_timing`; the error names the JavaScript option).
     pub fn new(
         instance: String,
         lease: Micros,
