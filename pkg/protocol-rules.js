@@ -78,6 +78,7 @@ export const ERROR_CODE = Object.freeze({
   STALE_CLAIM: "stale_claim",
   TOKEN_EXHAUSTED: "token_exhausted",
   BODY_TOO_LARGE: "body_too_large",
+  VALUE_TOO_LARGE: "value_too_large",
   UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
   RATE_LIMITED: "rate_limited",
   INTERNAL: "internal",

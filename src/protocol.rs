@@ -637,6 +637,30 @@ pub const MAX_ENQUEUE_ITEMS: usize = 1000;
 /// The largest `maxAttempts` an item may be given.
 pub const MAX_ATTEMPTS: u32 = 1000;
 
+/// The most bytes a completion's `result` may take as the grantor stores it (serialized
+/// without whitespace, numbers in their canonical form). An item's record carries its payload,
+/// result and last error in one reply, so each has its own share of [`MAX_REPLY_BYTES`].
+pub const MAX_RESULT_BYTES: usize = 8 * 1024;
+
+/// The most bytes a failure's `error` may take as the grantor stores it (see
+/// [`MAX_RESULT_BYTES`]). Larger than the result's share: a described error (name, message of
+/// up to 4096 characters, code) takes up to about 12 KiB of UTF-8.
+pub const MAX_ERROR_BYTES: usize = 16 * 1024;
+
+/// Room for everything of an item's record (`/v1/queues/item`) but its payload, result and last
+/// error: the field names, the numbers and three names of at most 256 bytes (`dedupeKey`,
+/// `claimedBy`, `completedBy`) even when escaping doubles them. It also covers what a claim
+/// reply, or a completion or failure reply with its `next` claim, adds to the payload.
+pub const ITEM_REPLY_OVERHEAD_BYTES: usize = 2 * 1024;
+
+/// The most bytes an item's `payload` may take as the grantor stores it (serialized without
+/// whitespace, numbers in their canonical form, so `9E15` takes 18 bytes as `9000000000000000.0`).
+/// Bounded so that every reply carrying it (claim, completion or failure with `next`, the
+/// item's record with its largest result and error) stays within [`MAX_REPLY_BYTES`], which a
+/// client reads at most: a larger item could be claimed but never handled.
+pub const MAX_PAYLOAD_BYTES: usize =
+    MAX_REPLY_BYTES - ITEM_REPLY_OVERHEAD_BYTES - MAX_RESULT_BYTES - MAX_ERROR_BYTES;
+
 /// Where a work item is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -1159,6 +1183,9 @@ pub enum ErrorCode {
     BadItems,
     /// A batch of renewals has no element, or more than `MAX_BATCH_RENEWALS`.
     BadBatch,
+    /// An item's `payload`, a completion's `result` or a failure's `error` takes more bytes as
+    /// stored than `MAX_PAYLOAD_BYTES`, `MAX_RESULT_BYTES` or `MAX_ERROR_BYTES`; nothing was done.
+    ValueTooLarge,
     /// The request carries no API key, or one the grantor does not know, while keys are required
     /// (or, for revoke, the admin key is missing or wrong).
     Unauthorized,
@@ -1207,7 +1234,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 37] = [
+    pub const ALL: [ErrorCode; 38] = [
         ErrorCode::BadJson,
         ErrorCode::WrongType,
         ErrorCode::UnknownField,
@@ -1240,6 +1267,7 @@ impl ErrorCode {
         ErrorCode::StaleClaim,
         ErrorCode::TokenExhausted,
         ErrorCode::BodyTooLarge,
+        ErrorCode::ValueTooLarge,
         ErrorCode::UnsupportedMediaType,
         ErrorCode::RateLimited,
         ErrorCode::Internal,
@@ -1283,6 +1311,7 @@ impl ErrorCode {
             ErrorCode::StaleClaim => "stale_claim",
             ErrorCode::TokenExhausted => "token_exhausted",
             ErrorCode::BodyTooLarge => "body_too_large",
+            ErrorCode::ValueTooLarge => "value_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
             ErrorCode::Internal => "internal",
             ErrorCode::NotImplemented => "not_implemented",
@@ -1326,7 +1355,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::RequestTimeout => 408,
             ErrorCode::RequestIdReused | ErrorCode::StaleClaim | ErrorCode::TokenExhausted => 409,
-            ErrorCode::BodyTooLarge => 413,
+            ErrorCode::BodyTooLarge | ErrorCode::ValueTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::RateLimited => 429,
             ErrorCode::Internal => 500,
@@ -1608,6 +1637,16 @@ mod tests {
         assert!(!refuses_unknown_field(400, "bad_json"));
         assert!(!refuses_unknown_field(400, "UNKNOWN_FIELD"));
         assert!(!refuses_unknown_field(400, ""));
+    }
+
+    #[test]
+    fn stored_value_limits_are_the_documented_ones() {
+        // docs/protocol.md and docs/guide.md state these sizes.
+        assert_eq!(
+            (MAX_PAYLOAD_BYTES, MAX_RESULT_BYTES, MAX_ERROR_BYTES),
+            (38_912, 8_192, 16_384)
+        );
+        assert_eq!(ErrorCode::ValueTooLarge.http_status(), 413);
     }
 
     #[test]

@@ -28,6 +28,46 @@ pub struct ClaimRef {
     pub secret: Option<String>,
 }
 
+impl ClaimRef {
+    /// The claim as a store acts on it: whether the secret presented is the claim's, checked
+    /// with the store's `secrets`.
+    pub(crate) fn prove(&self, secrets: &Secrets) -> Claim {
+        let proven = secrets
+            .claim_proof(self.item_id, self.secret.clone())
+            .proves(self.token.get());
+        Claim {
+            queue: self.queue.clone(),
+            item_id: self.item_id,
+            worker: self.worker.clone(),
+            token: self.token,
+            proven,
+        }
+    }
+}
+
+/// The claim a heartbeat, completion or failure report acts under, its secret checked.
+#[derive(Clone, Debug)]
+pub(crate) struct Claim {
+    pub(crate) queue: String,
+    pub(crate) item_id: u64,
+    pub(crate) worker: String,
+    pub(crate) token: Token,
+    /// Whether the request presented the claim's secret.
+    proven: bool,
+}
+
+impl Claim {
+    /// Refuses to act without the claim's secret. A store calls it once it knows the claim is
+    /// live (or the request a repeat), so that a stale claim is told it is stale first.
+    pub(crate) fn check_proven(&self) -> Result<(), StoreError> {
+        if self.proven {
+            Ok(())
+        } else {
+            Err(StoreError::BadClaimSecret)
+        }
+    }
+}
+
 /// Where the grantor's state lives.
 #[derive(Clone)]
 pub enum Backend {
@@ -181,25 +221,13 @@ impl Backend {
         claim: ClaimRef,
         claim_ms: u64,
     ) -> Result<HeartbeatReply, StoreError> {
-        let ClaimRef {
-            queue,
-            item_id,
-            worker,
-            token,
-            secret,
-        } = claim;
         match self {
             Backend::Sqlite(writer) => {
                 writer
-                    .run(Urgency::Other, move |s| {
-                        s.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
-                    })
+                    .run(Urgency::Other, move |s| s.heartbeat(&claim, claim_ms))
                     .await
             }
-            Backend::Postgres(pg) => {
-                pg.heartbeat(&queue, item_id, &worker, token, claim_ms, secret.as_deref())
-                    .await
-            }
+            Backend::Postgres(pg) => pg.heartbeat(&claim, claim_ms).await,
         }
     }
 

@@ -5,13 +5,15 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Query, Request};
 use axum::http::header;
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
 use tenure::protocol::{
     is_valid_name, ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, FailRequest,
     FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest, NextClaim,
     QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, MAX_ATTEMPTS,
-    MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_HOLDER_LEN, MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS,
-    MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN, MAX_WORKER_LEN,
+    MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES, MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES,
+    MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_RESULT_BYTES,
+    MAX_TOKEN, MAX_WORKER_LEN,
 };
 
 use crate::error::ApiError;
@@ -321,7 +323,48 @@ impl Validate for FencedReadRequest {
     }
 }
 
-impl<P> Validate for EnqueueRequest<P> {
+/// Counts the bytes written to it, so a value's stored size is known without building the text.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Refuses `value` if its stored text (what the stores write: `serde_json` without whitespace,
+/// numbers canonical) exceeds `max_bytes`. Measured as stored rather than as sent because the
+/// replies carry the stored form, and `9E15` is sent in 4 bytes but stored in 18.
+fn check_stored_size<T: Serialize>(
+    value: &T,
+    max_bytes: usize,
+    field: &str,
+) -> Result<(), ApiError> {
+    let mut count = ByteCount(0);
+    serde_json::to_writer(&mut count, value).map_err(|_| {
+        ApiError::new(
+            ErrorCode::WrongType,
+            format!("{field} is not serialisable JSON"),
+        )
+    })?;
+    if count.0 > max_bytes {
+        return Err(ApiError::new(
+            ErrorCode::ValueTooLarge,
+            format!(
+                "{field} takes {} bytes as stored, more than {max_bytes}; nothing was done",
+                count.0
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl<P: Serialize> Validate for EnqueueRequest<P> {
     fn validate(&self) -> Result<(), ApiError> {
         check_queue(&self.queue)?;
         if !(1..=MAX_ENQUEUE_ITEMS).contains(&self.items.len()) {
@@ -345,6 +388,7 @@ impl<P> Validate for EnqueueRequest<P> {
             {
                 return Err(bad_max_attempts());
             }
+            check_stored_size(&item.payload, MAX_PAYLOAD_BYTES, "payload")?;
         }
         Ok(())
     }
@@ -390,21 +434,23 @@ impl Validate for HeartbeatRequest {
     }
 }
 
-impl<R> Validate for CompleteRequest<R> {
+impl<R: Serialize> Validate for CompleteRequest<R> {
     fn validate(&self) -> Result<(), ApiError> {
         check_queue(&self.queue)?;
         check_item_id(self.item_id)?;
         check_worker(&self.worker)?;
-        check_next_claim(self.claim_next.as_ref())
+        check_next_claim(self.claim_next.as_ref())?;
+        check_stored_size(&self.result, MAX_RESULT_BYTES, "result")
     }
 }
 
-impl<E> Validate for FailRequest<E> {
+impl<E: Serialize> Validate for FailRequest<E> {
     fn validate(&self) -> Result<(), ApiError> {
         check_queue(&self.queue)?;
         check_item_id(self.item_id)?;
         check_worker(&self.worker)?;
-        check_next_claim(self.claim_next.as_ref())
+        check_next_claim(self.claim_next.as_ref())?;
+        check_stored_size(&self.error, MAX_ERROR_BYTES, "error")
     }
 }
 

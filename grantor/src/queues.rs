@@ -288,33 +288,21 @@ impl Store {
         }
     }
 
-    /// Whether `claim_secret` is the secret of item `item_id`'s claim with `token`.
-    fn proves_claim(&self, item_id: u64, token: Token, claim_secret: Option<&str>) -> bool {
-        self.secrets
-            .claim_proof(item_id, claim_secret.map(str::to_owned))
-            .proves(token.get())
-    }
-
     /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now; needs the
     /// claim's secret ([`StoreError::BadClaimSecret`] otherwise).
     pub fn heartbeat(
         &mut self,
-        queue: &str,
-        item_id: u64,
-        worker: &str,
-        token: Token,
+        claim: &ClaimRef,
         claim_ms: u64,
-        claim_secret: Option<&str>,
     ) -> Result<HeartbeatReply, StoreError> {
         let claim_ms = self.limits.clamp(claim_ms);
-        let proven = self.proves_claim(item_id, token, claim_secret);
+        let claim = claim.prove(&self.secrets);
+        let (item_id, token) = (claim.item_id, claim.token);
         let now = self.queue_now();
         let tx = &self.conn;
-        let row = item_row(tx, queue, item_id)?;
-        row.check_claim(worker, token, now)?;
-        if !proven {
-            return Err(StoreError::BadClaimSecret);
-        }
+        let row = item_row(tx, &claim.queue, item_id)?;
+        row.check_claim(&claim.worker, token, now)?;
+        claim.check_proven()?;
         tx.prepare_cached(
             "UPDATE work_items SET claim_ms = ?2, claim_expires_at = ?3 + ?2 * 1000 WHERE id = ?1",
         )?
@@ -334,15 +322,13 @@ impl Store {
         result: &Value,
         next: Option<&ClaimRequest>,
     ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
-        let ClaimRef {
-            queue,
-            item_id,
-            worker,
-            token,
-            ..
-        } = claim;
-        let (item_id, token, worker) = (*item_id, *token, worker.as_str());
-        let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
+        let claim = claim.prove(&self.secrets);
+        let (queue, item_id, worker, token) = (
+            claim.queue.as_str(),
+            claim.item_id,
+            claim.worker.as_str(),
+            claim.token,
+        );
         let now = self.queue_now();
         let tx = &self.conn;
         let row = item_row(tx, queue, item_id)?;
@@ -352,9 +338,7 @@ impl Store {
         if !repeated {
             row.check_claim(worker, token, now)?;
         }
-        if !proven {
-            return Err(StoreError::BadClaimSecret);
-        }
+        claim.check_proven()?;
         if !repeated {
             tx.execute(
                 "UPDATE work_items
@@ -380,15 +364,13 @@ impl Store {
         error: &Value,
         next: Option<&ClaimRequest>,
     ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
-        let ClaimRef {
-            queue,
-            item_id,
-            worker,
-            token,
-            ..
-        } = claim;
-        let (item_id, token, worker) = (*item_id, *token, worker.as_str());
-        let proven = self.proves_claim(item_id, token, claim.secret.as_deref());
+        let claim = claim.prove(&self.secrets);
+        let (queue, item_id, worker, token) = (
+            claim.queue.as_str(),
+            claim.item_id,
+            claim.worker.as_str(),
+            claim.token,
+        );
         let now = self.queue_now();
         let tx = &self.conn;
         let mut row = item_row(tx, queue, item_id)?;
@@ -399,9 +381,7 @@ impl Store {
         if !repeated {
             row.check_claim(worker, token, now)?;
         }
-        if !proven {
-            return Err(StoreError::BadClaimSecret);
-        }
+        claim.check_proven()?;
         if !repeated {
             row.state = match rules::after_failure(row.attempts, row.max_attempts) {
                 ItemRecord::Dead => "dead",

@@ -2,6 +2,8 @@
 //! item's replies are built from what is recorded of it, and the conversions of stored values.
 //! Neither store depends on the other; both decide through `tenure::rules`.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use tenure::protocol::{
     ClaimReply, ClaimedItem, ItemReply, ItemState, Token, MAX_REQUEST_DURATION_MS,
@@ -52,8 +54,9 @@ pub enum StoreError {
     /// SQLite failed; the operation had no effect.
     Storage(rusqlite::Error),
     /// PostgreSQL failed or could not be reached. The operation had no effect, unless the
-    /// connection broke while committing; every operation is safe to repeat.
-    Postgres(tokio_postgres::Error),
+    /// connection broke while committing; every operation is safe to repeat. Shared, so that
+    /// every request of a group that failed as one gets the failure itself.
+    Postgres(Arc<tokio_postgres::Error>),
     /// No PostgreSQL connection could be had in time.
     Unavailable(String),
     /// The task running the operation failed.
@@ -91,6 +94,28 @@ impl StoreError {
                 | StoreError::BadLeaseSecret
                 | StoreError::BadClaimSecret
         )
+    }
+}
+
+impl StoreError {
+    /// This failure again, for another request of a group that failed as one: the same kind,
+    /// so the same reply, and the same cause. (The drivers' errors cannot be cloned: SQLite's is
+    /// kept as its text.)
+    pub(crate) fn for_group_member(&self) -> StoreError {
+        match self {
+            StoreError::Storage(e) => StoreError::GroupFailed(e.to_string()),
+            StoreError::Postgres(e) => StoreError::Postgres(Arc::clone(e)),
+            StoreError::Unavailable(why) => StoreError::Unavailable(why.clone()),
+            StoreError::TaskFailed(why) => StoreError::TaskFailed(why.clone()),
+            StoreError::Corrupt(what) => StoreError::Corrupt(what.clone()),
+            StoreError::RequestIdReused => StoreError::RequestIdReused,
+            StoreError::TokenExhausted => StoreError::TokenExhausted,
+            StoreError::NoSuchItem => StoreError::NoSuchItem,
+            StoreError::StaleClaim(why) => StoreError::StaleClaim(why.clone()),
+            StoreError::BadLeaseSecret => StoreError::BadLeaseSecret,
+            StoreError::BadClaimSecret => StoreError::BadClaimSecret,
+            StoreError::GroupFailed(why) => StoreError::GroupFailed(why.clone()),
+        }
     }
 }
 
@@ -233,5 +258,42 @@ impl StoredItem {
                 .map(|e| parse_json(&e, "error"))
                 .transpose()?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn each_request_of_a_failed_group_gets_the_failure_itself() {
+        // A real driver error: nothing listens on port 1.
+        let refused = tokio_postgres::connect(
+            "host=127.0.0.1 port=1 user=tenure connect_timeout=5",
+            tokio_postgres::NoTls,
+        )
+        .await
+        .err()
+        .expect("nothing listens on port 1");
+        let failures = [
+            StoreError::Postgres(Arc::new(refused)),
+            StoreError::Unavailable("timed out waiting for a connection".into()),
+            StoreError::Corrupt("a token of -1".into()),
+            StoreError::TaskFailed("the task panicked".into()),
+        ];
+        for failure in failures {
+            let member = failure.for_group_member();
+            assert_eq!(member.to_string(), failure.to_string());
+            assert_eq!(
+                std::mem::discriminant(&member),
+                std::mem::discriminant(&failure),
+                "{failure}"
+            );
+        }
+        let sqlite = StoreError::Storage(rusqlite::Error::InvalidQuery);
+        assert_eq!(
+            sqlite.for_group_member().to_string(),
+            format!("storage failed: {}", rusqlite::Error::InvalidQuery)
+        );
     }
 }

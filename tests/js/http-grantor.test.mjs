@@ -153,6 +153,50 @@ describe("against the reference grantor", () => {
     );
   });
 
+  it("an item of the largest payload the grantor accepts can be claimed, completed and read back", async () => {
+    // MAX_PAYLOAD_BYTES (src/protocol.rs): the payload's size as stored, quotes included.
+    const largest = "x".repeat(38_912 - 2);
+    const queue = '"'.repeat(256); // the longest names, each character escaped in the replies
+    const worker = "\\".repeat(256);
+    await assert.rejects(
+      grantor.enqueue(queue, [{ payload: `${largest}x` }]),
+      (error) => error.status === 413 && error.grantorCode === "value_too_large",
+    );
+    // Two items, so that the completion's `next` claims one.
+    for (const dedupeKey of ["'".repeat(256), "second"]) {
+      const [entry] = (await grantor.enqueue(queue, [{ payload: largest, dedupeKey, maxAttempts: 1000 }])).items;
+      assert.equal(entry.enqueued, true);
+    }
+    const first = await grantor.claim({ queue, worker, claimMs: 30_000 });
+    assert.equal(first.item.payload, largest);
+    // The largest error and result are kept too, and the item's record carries all three.
+    const failed = await grantor.fail({
+      queue,
+      itemId: first.item.id,
+      worker,
+      token: first.token,
+      error: "e".repeat(16 * 1024 - 2),
+      claimNext: { claimMs: 30_000 },
+    });
+    const again = failed.next;
+    assert.deepEqual([again.item.id, again.item.payload], [first.item.id, largest]);
+    const done = await grantor.complete({
+      queue,
+      itemId: again.item.id,
+      worker,
+      token: again.token,
+      result: "r".repeat(8 * 1024 - 2),
+      claimNext: { claimMs: 30_000 },
+    });
+    assert.equal(done.completed, true);
+    assert.equal(done.next.item.payload, largest);
+    const record = await grantor.queueItem(queue, first.item.id);
+    assert.deepEqual(
+      [record.state, record.payload, record.lastError.length, record.result.length, record.completedBy],
+      ["done", largest, 16 * 1024 - 2, 8 * 1024 - 2, worker],
+    );
+  });
+
   it("with an admin key configured, every call needs a key and revoke needs the admin key", async () => {
     const adminKey = "admin-key-0123456789abcdef";
     const secured = await startGrantor({ args: ["--admin-key", adminKey] });

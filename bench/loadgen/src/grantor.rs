@@ -1,23 +1,34 @@
-//! The tenure grantor's wire (docs/protocol.md): requests written by hand, replies parsed into
-//! just the fields a benchmark checks.
+//! The tenure grantor's wire (docs/protocol.md): requests are the protocol's own types
+//! (`tenure::protocol`), serialized into a buffer each client reuses, so a step allocates little
+//! and the bodies are exactly what the protocol defines; replies are parsed into just the fields
+//! a benchmark checks.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use tenure::protocol::{
+    ClaimRequest, CompleteRequest, EnqueueRequest, GrantRequest, NewItem, NextClaim,
+    RenewBatchRequest, RenewRequest, Token, MAX_ENQUEUE_ITEMS,
+};
 
 use crate::http::{bad_reply, Conn, Endpoint, Error, Result};
 use crate::run::Client;
 
-/// The protocol's limit on items per enqueue (`MAX_ENQUEUE_ITEMS`).
-const ENQUEUE_BATCH: u64 = 1000;
+/// Items per enqueue: the protocol's limit.
+const ENQUEUE_BATCH: u64 = MAX_ENQUEUE_ITEMS as u64;
 
-/// A JSON string literal. Request bodies are formatted by hand to keep the generator cheap; every
-/// string that is not a fixed name of ours (a secret, a user's queue name) goes through this
-/// once, so the bodies stay valid JSON whatever it holds.
-pub fn json_str(s: &str) -> String {
-    serde_json::to_string(s).expect("a string always serializes")
+/// Serializes `request` into `out` (emptied first), the body buffer its client reuses.
+fn write_body<T: Serialize>(out: &mut Vec<u8>, request: &T) {
+    out.clear();
+    serde_json::to_writer(&mut *out, request).expect("a protocol request always serializes");
+}
+
+/// Sets `id` to `prefix-seq` in place, reusing its buffer.
+fn set_request_id(id: &mut String, prefix: &str, seq: impl std::fmt::Display) {
+    id.clear();
+    write!(id, "{prefix}-{seq}").expect("writing to a String");
 }
 
 pub fn parse<'a, T: Deserialize<'a>>(path: &str, body: &'a [u8]) -> Result<T> {
@@ -29,7 +40,7 @@ pub fn parse<'a, T: Deserialize<'a>>(path: &str, body: &'a [u8]) -> Result<T> {
 #[serde(rename_all = "camelCase")]
 struct GrantReply {
     granted: bool,
-    token: Option<u64>,
+    token: Option<Token>,
     lease_secret: Option<String>,
 }
 
@@ -46,15 +57,13 @@ struct ErrorBody {
     message: String,
 }
 
-/// A granted lease, its strings already JSON literals.
+/// A granted lease: its renewal, whose request id each renewal replaces.
 pub struct Lease {
-    resource: String,
-    holder: String,
-    token: u64,
-    secret: String,
+    renewal: RenewRequest,
+    body: Vec<u8>,
 }
 
-/// Grants `resource` to `holder` (both JSON literals); anything but a grant is an error.
+/// Grants `resource` to `holder`; anything but a grant is an error.
 pub async fn grant(
     conn: &mut Conn,
     resource: String,
@@ -63,57 +72,50 @@ pub async fn grant(
     request_id: &str,
 ) -> Result<Lease> {
     const PATH: &str = "/v1/grant";
-    let body = format!(
-        r#"{{"resource":{resource},"holder":{holder},"durationMs":{duration_ms},"requestId":"{request_id}"}}"#
-    );
-    let reply = conn.post(PATH, body.as_bytes()).await?;
+    let request = GrantRequest {
+        resource,
+        holder,
+        duration_ms,
+        request_id: request_id.to_owned(),
+        lease_secret: None,
+    };
+    let mut body = Vec::with_capacity(256);
+    write_body(&mut body, &request);
+    let reply = conn.post(PATH, &body).await?;
     match parse::<GrantReply>(PATH, reply)? {
         GrantReply {
             granted: true,
             token: Some(token),
             lease_secret: Some(secret),
         } => Ok(Lease {
-            resource,
-            holder,
-            token,
-            secret: json_str(&secret),
+            renewal: RenewRequest {
+                resource: request.resource,
+                holder: request.holder,
+                token,
+                duration_ms,
+                request_id: request.request_id,
+                lease_secret: Some(secret),
+            },
+            body,
         }),
         _ => Err(bad_reply(PATH, "not granted", reply)),
     }
 }
 
 impl Lease {
-    /// Writes the renewal of this lease as a `/v1/renew` body.
-    fn write_renewal(
-        &self,
-        out: &mut String,
-        duration_ms: u64,
-        request_id: impl std::fmt::Display,
-    ) {
-        let Lease {
-            resource,
-            holder,
-            token,
-            secret,
-        } = self;
-        write!(
-            out,
-            r#"{{"resource":{resource},"holder":{holder},"token":{token},"durationMs":{duration_ms},"requestId":"{request_id}","leaseSecret":{secret}}}"#
-        )
-        .expect("writing to a String");
-    }
-
     /// Renews once; `Ok(false)` when the grantor refused (the lease is lost), with the reason.
     pub async fn renew(
-        &self,
+        &mut self,
         conn: &mut Conn,
         duration_ms: u64,
         request_id: &str,
     ) -> Result<std::result::Result<(), String>> {
         const PATH: &str = "/v1/renew";
-        let mut body = String::with_capacity(256);
-        self.write_renewal(&mut body, duration_ms, request_id);
-        let reply = conn.post(PATH, body.as_bytes()).await?;
+        self.renewal.duration_ms = duration_ms;
+        self.renewal.request_id.clear();
+        self.renewal.request_id.push_str(request_id);
+        write_body(&mut self.body, &self.renewal);
+        let reply = conn.post(PATH, &self.body).await?;
         let renewal: RenewReply = parse(PATH, reply)?;
         Ok(match renewal.renewed {
             Some(true) => Ok(()),
@@ -147,9 +149,9 @@ impl Names {
         }
     }
 
-    /// A name of ours, as a JSON literal (it needs no escaping).
+    /// A name of ours: the kind of thing it names and its connection.
     pub fn name(&self, kind: &str, conn: usize) -> String {
-        format!("\"{}/{kind}/{conn}\"", self.prefix)
+        format!("{}/{kind}/{conn}", self.prefix)
     }
 
     /// The start of connection `conn`'s request ids; a sequence number completes each.
@@ -220,7 +222,7 @@ impl Client for Acquirer {
     async fn step(&mut self) -> Result<u64> {
         self.seq += 1;
         let prefix = &self.names.prefix;
-        let resource = format!("\"{prefix}/acquire/{}/{}\"", self.i, self.seq);
+        let resource = format!("{prefix}/acquire/{}/{}", self.i, self.seq);
         let request_id = format!("{prefix}-{}-{}", self.i, self.seq);
         grant(
             &mut self.conn,
@@ -242,11 +244,11 @@ struct BatchReply {
 /// `grantor-batch`: many leases per connection, all renewed in one request per step.
 pub struct BatchRenewer {
     conn: Conn,
-    leases: Vec<Lease>,
-    duration_ms: u64,
+    /// One renewal per lease, each request id replaced per step.
+    batch: RenewBatchRequest,
     ids: String,
     seq: u64,
-    body: String,
+    body: Vec<u8>,
 }
 
 impl BatchRenewer {
@@ -260,9 +262,9 @@ impl BatchRenewer {
         let mut conn = endpoint.connect().await?;
         let ids = names.request_ids(i);
         let holder = names.name("holder", i);
-        let mut leases = Vec::with_capacity(batch);
+        let mut renewals = Vec::with_capacity(batch);
         for k in 0..batch {
-            let resource = format!("\"{}/batch/{i}/{k}\"", names.prefix);
+            let resource = format!("{}/batch/{i}/{k}", names.prefix);
             let lease = grant(
                 &mut conn,
                 resource,
@@ -271,15 +273,14 @@ impl BatchRenewer {
                 &format!("{ids}-grant-{k}"),
             )
             .await?;
-            leases.push(lease);
+            renewals.push(lease.renewal);
         }
         Ok(BatchRenewer {
             conn,
-            leases,
-            duration_ms,
+            batch: RenewBatchRequest { renewals },
             ids,
             seq: 0,
-            body: String::new(),
+            body: Vec::new(),
         })
     }
 }
@@ -288,22 +289,19 @@ impl Client for BatchRenewer {
     async fn step(&mut self) -> Result<u64> {
         const PATH: &str = "/v1/renew/batch";
         self.seq += 1;
-        self.body.clear();
-        self.body.push_str(r#"{"renewals":["#);
-        for (k, lease) in self.leases.iter().enumerate() {
-            if k > 0 {
-                self.body.push(',');
-            }
-            lease.write_renewal(
-                &mut self.body,
-                self.duration_ms,
-                format_args!("{}-{}-{k}", self.ids, self.seq),
+        let seq = self.seq;
+        for (k, renewal) in self.batch.renewals.iter_mut().enumerate() {
+            set_request_id(
+                &mut renewal.request_id,
+                &self.ids,
+                format_args!("{seq}-{k}"),
             );
         }
-        self.body.push_str("]}");
-        let reply = self.conn.post(PATH, self.body.as_bytes()).await?;
+        write_body(&mut self.body, &self.batch);
+        let reply = self.conn.post(PATH, &self.body).await?;
         let batch: BatchReply = parse(PATH, reply)?;
-        if batch.results.len() != self.leases.len() {
+        let leases = self.batch.renewals.len();
+        if batch.results.len() != leases {
             return Err(bad_reply(PATH, "wrong number of results", reply));
         }
         if let Some((k, failed)) = batch
@@ -317,7 +315,7 @@ impl Client for BatchRenewer {
                 refusal(failed)
             )));
         }
-        Ok(self.leases.len() as u64)
+        Ok(leases as u64)
     }
 }
 
@@ -331,8 +329,14 @@ struct Enqueued {
     enqueued: bool,
 }
 
-/// Enqueues `items` small items into `queue` (a JSON literal), in batches of the protocol's
-/// maximum spread over `connections` connections.
+/// A pre-filled item's payload: its number.
+#[derive(Serialize)]
+struct Numbered {
+    n: u64,
+}
+
+/// Enqueues `items` small items (`{"n": …}`) into `queue`, in batches of the protocol's maximum
+/// spread over `connections` connections.
 pub async fn fill_queue(
     endpoint: &Arc<Endpoint>,
     queue: &str,
@@ -351,7 +355,11 @@ pub async fn fill_queue(
         );
         tasks.spawn(async move {
             let mut conn = endpoint.connect().await?;
-            let mut body = String::new();
+            let mut body = Vec::new();
+            let mut request = EnqueueRequest {
+                queue,
+                items: Vec::with_capacity(ENQUEUE_BATCH as usize),
+            };
             loop {
                 let b = next_batch.fetch_add(1, Ordering::Relaxed);
                 if b >= batches {
@@ -359,16 +367,16 @@ pub async fn fill_queue(
                 }
                 let first = b * ENQUEUE_BATCH;
                 let count = ENQUEUE_BATCH.min(items - first);
-                body.clear();
-                write!(body, r#"{{"queue":{queue},"items":["#).expect("writing to a String");
-                for n in first..first + count {
-                    if n > first {
-                        body.push(',');
-                    }
-                    write!(body, r#"{{"payload":{{"n":{n}}}}}"#).expect("writing to a String");
-                }
-                body.push_str("]}");
-                let reply = conn.post(PATH, body.as_bytes()).await?;
+                request.items.clear();
+                request
+                    .items
+                    .extend((first..first + count).map(|n| NewItem {
+                        payload: Numbered { n },
+                        dedupe_key: None,
+                        max_attempts: None,
+                    }));
+                write_body(&mut body, &request);
+                let reply = conn.post(PATH, &body).await?;
                 let enqueued: EnqueueReply = parse(PATH, reply)?;
                 if enqueued.items.len() as u64 != count
                     || !enqueued.items.iter().all(|i| i.enqueued)
@@ -393,7 +401,7 @@ pub async fn fill_queue(
 struct ClaimReply {
     claimed: bool,
     item: Option<Item>,
-    token: Option<u64>,
+    token: Option<Token>,
     claim_secret: Option<String>,
 }
 
@@ -408,10 +416,10 @@ struct CompleteReply {
     next: Option<ClaimReply>,
 }
 
-/// A live claim, its secret a JSON literal.
+/// A live claim.
 struct Claim {
     item_id: u64,
-    token: u64,
+    token: Token,
     secret: String,
 }
 
@@ -427,7 +435,7 @@ fn claim_of(reply: ClaimReply, path: &str, body: &[u8]) -> Result<Option<Claim>>
         } => Ok(Some(Claim {
             item_id: id,
             token,
-            secret: json_str(&secret),
+            secret,
         })),
         _ => Err(bad_reply(
             path,
@@ -440,14 +448,15 @@ fn claim_of(reply: ClaimReply, path: &str, body: &[u8]) -> Result<Option<Claim>>
 /// `grantor-claims`: claim an item, complete it, repeat.
 pub struct Worker {
     conn: Conn,
-    queue: String,
-    worker: String,
+    /// The claim request, its request id replaced per claim.
+    claim: ClaimRequest,
+    /// The completion, its claim (and `claimNext`'s request id) replaced per item.
+    complete: CompleteRequest<()>,
     ids: String,
     seq: u64,
-    /// Ask for the next claim with each completion (`claimNext`).
-    next: bool,
     held: Option<Claim>,
     tally: Arc<QueueTally>,
+    body: Vec<u8>,
 }
 
 /// Counts shared by every worker of a run, warm-up included.
@@ -463,7 +472,8 @@ pub struct QueueTally {
 const CLAIM_MS: u64 = 30_000;
 
 impl Worker {
-    /// A worker on `queue` (a JSON literal) named after `conn`.
+    /// A worker on `queue` named after `conn`; with `next`, each completion asks for the next
+    /// claim (`claimNext`).
     pub fn new(
         conn: Conn,
         names: &Names,
@@ -472,31 +482,48 @@ impl Worker {
         next: bool,
         tally: Arc<QueueTally>,
     ) -> Worker {
+        let worker = names.name("worker", i);
         Worker {
             conn,
-            queue,
-            worker: names.name("worker", i),
+            claim: ClaimRequest {
+                queue: queue.clone(),
+                worker: worker.clone(),
+                claim_ms: CLAIM_MS,
+                request_id: Some(String::new()),
+            },
+            complete: CompleteRequest {
+                queue,
+                item_id: 0,
+                worker,
+                // Replaced by each claim's token before it is sent.
+                token: Token::new(0).expect("0 is a token"),
+                result: (),
+                claim_secret: None,
+                claim_next: next.then(|| NextClaim {
+                    claim_ms: CLAIM_MS,
+                    request_id: Some(String::new()),
+                }),
+            },
             ids: names.request_ids(i),
             seq: 0,
-            next,
             held: None,
             tally,
+            body: Vec::with_capacity(512),
         }
     }
 
     async fn claim(&mut self) -> Result<Claim> {
         const PATH: &str = "/v1/queues/claim";
         self.seq += 1;
-        let body = format!(
-            r#"{{"queue":{},"worker":{},"claimMs":{CLAIM_MS},"requestId":"{}-{}"}}"#,
-            self.queue, self.worker, self.ids, self.seq
-        );
-        let reply = self.conn.post(PATH, body.as_bytes()).await?;
+        let id = self.claim.request_id.get_or_insert_with(String::new);
+        set_request_id(id, &self.ids, self.seq);
+        write_body(&mut self.body, &self.claim);
+        let reply = self.conn.post(PATH, &self.body).await?;
         claim_of(parse(PATH, reply)?, PATH, reply)?.ok_or_else(|| {
             Error::Failed(format!(
                 "queue {} ran dry after {} items were completed: enqueue more items \
                  (--items, or the grantor-enqueue mode with --no-enqueue here)",
-                self.queue,
+                self.claim.queue,
                 self.tally.completed.load(Ordering::Relaxed)
             ))
         })
@@ -510,21 +537,16 @@ impl Client for Worker {
             Some(claim) => claim,
             None => self.claim().await?,
         };
-        let mut body = format!(
-            r#"{{"queue":{},"itemId":{},"worker":{},"token":{},"result":null,"claimSecret":{}"#,
-            self.queue, claim.item_id, self.worker, claim.token, claim.secret
-        );
-        if self.next {
+        self.complete.item_id = claim.item_id;
+        self.complete.token = claim.token;
+        self.complete.claim_secret = Some(claim.secret);
+        if let Some(next) = &mut self.complete.claim_next {
             self.seq += 1;
-            write!(
-                body,
-                r#","claimNext":{{"claimMs":{CLAIM_MS},"requestId":"{}-{}"}}"#,
-                self.ids, self.seq
-            )
-            .expect("writing to a String");
+            let id = next.request_id.get_or_insert_with(String::new);
+            set_request_id(id, &self.ids, self.seq);
         }
-        body.push('}');
-        let reply = self.conn.post(PATH, body.as_bytes()).await?;
+        write_body(&mut self.body, &self.complete);
+        let reply = self.conn.post(PATH, &self.body).await?;
         let done: CompleteReply = parse(PATH, reply)?;
         if !done.completed {
             return Err(bad_reply(PATH, "not completed", reply));
@@ -533,7 +555,7 @@ impl Client for Worker {
         // Without a next claim (or with `claimed: false`, which a plain claim then confirms
         // as the queue running dry) the next step claims on its own.
         self.held = match done.next {
-            Some(next) if self.next => claim_of(next, PATH, reply)?,
+            Some(next) if self.complete.claim_next.is_some() => claim_of(next, PATH, reply)?,
             _ => None,
         };
         if self.held.is_some() {

@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Map, Value};
 
-use grantor::{json_str, Names};
+use grantor::Names;
 use http::{Endpoint, Error, Result};
 use run::{closed_loop, report, set_up};
 
@@ -312,18 +312,14 @@ async fn run_mode(mode: Mode) -> Result<Value> {
             let name = queue
                 .queue
                 .unwrap_or_else(|| format!("{}/queue", names.prefix));
-            let queue_json = json_str(&name);
             if !no_enqueue {
                 eprintln!("enqueueing {} items into {name}", queue.items);
-                grantor::fill_queue(&endpoint, &queue_json, queue.items, load.connections).await?;
+                grantor::fill_queue(&endpoint, &name, queue.items, load.connections).await?;
             }
             let tally = Arc::new(grantor::QueueTally::default());
             let clients = set_up(load.connections, |i| {
-                let (endpoint, queue, tally) = (
-                    Arc::clone(&endpoint),
-                    queue_json.clone(),
-                    Arc::clone(&tally),
-                );
+                let (endpoint, queue, tally) =
+                    (Arc::clone(&endpoint), name.clone(), Arc::clone(&tally));
                 let names = names.clone();
                 async move {
                     let conn = endpoint.connect().await?;
@@ -362,7 +358,7 @@ async fn run_mode(mode: Mode) -> Result<Value> {
                 .queue
                 .unwrap_or_else(|| format!("{}/queue", names.prefix));
             let started = Instant::now();
-            grantor::fill_queue(&endpoint, &json_str(&name), queue.items, connections).await?;
+            grantor::fill_queue(&endpoint, &name, queue.items, connections).await?;
             return Ok(json!({
                 "mode": "grantor-enqueue",
                 "queue": name,

@@ -50,10 +50,7 @@ struct Holder {
 
 impl Holder {
     fn resource(&self) -> String {
-        format!(
-            "\"{}/paced/{}/{}\"",
-            self.names.prefix, self.i, self.generation
-        )
+        format!("{}/paced/{}/{}", self.names.prefix, self.i, self.generation)
     }
 
     async fn grant(&mut self, duration_ms: u64) -> Result<()> {
@@ -80,7 +77,7 @@ impl Holder {
         p: &Pacing,
         tally: &mut Tally,
     ) -> Result<std::result::Result<(), String>> {
-        let (Some(conn), Some(lease)) = (&mut self.conn, &self.lease) else {
+        let (Some(conn), Some(lease)) = (&mut self.conn, &mut self.lease) else {
             return Ok(Err("no lease".to_owned()));
         };
         self.seq += 1;

@@ -95,12 +95,10 @@ async fn run_groups(store: PgStore, waiting: Arc<Mutex<mpsc::Receiver<Waiting>>>
                 }
             }
             Err(e) => {
-                // Nothing of the group was applied; each renewal may be repeated.
-                let why = e.to_string();
+                // Nothing of the group was applied; each renewal may be repeated. Each is told
+                // what failed, not only that something did.
                 for waiting in group {
-                    let _ = waiting
-                        .reply
-                        .send(Err(StoreError::Unavailable(why.clone())));
+                    let _ = waiting.reply.send(Err(e.for_group_member()));
                 }
             }
         }

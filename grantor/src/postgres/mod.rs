@@ -177,7 +177,7 @@ impl From<tokio_postgres::Error> for StoreError {
         if exhausted {
             StoreError::TokenExhausted
         } else {
-            StoreError::Postgres(e)
+            StoreError::Postgres(Arc::new(e))
         }
     }
 }
@@ -185,7 +185,7 @@ impl From<tokio_postgres::Error> for StoreError {
 impl From<PoolError> for StoreError {
     fn from(e: PoolError) -> StoreError {
         match e {
-            PoolError::Backend(e) => StoreError::Postgres(e),
+            PoolError::Backend(e) => StoreError::Postgres(Arc::new(e)),
             other => StoreError::Unavailable(other.to_string()),
         }
     }

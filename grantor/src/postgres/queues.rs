@@ -18,7 +18,7 @@ use tokio_postgres::Row;
 
 use super::{now_from, take, PgStore, Sql, Tx, NOW};
 
-use crate::backend::ClaimRef;
+use crate::backend::{Claim, ClaimRef};
 use crate::records::{from_i64, stale_claim, to_i64, to_json, StoreError, StoredItem};
 
 pub(super) const SCHEMA: &str = "
@@ -277,32 +277,15 @@ impl PgStore {
         Ok(reply)
     }
 
-    /// Whether `claim_secret` is the secret of item `item_id`'s claim with `token`.
-    fn proves(&self, item_id: u64, token: Token, claim_secret: Option<&str>) -> bool {
-        self.secrets
-            .claim_proof(item_id, claim_secret.map(str::to_owned))
-            .proves(token.get())
-    }
-
     /// Extends the live claim `token` of `worker` on an item to `claim_ms` from now; needs the
     /// claim's secret ([`StoreError::BadClaimSecret`] otherwise).
     pub async fn heartbeat(
         &self,
-        queue: &str,
-        item_id: u64,
-        worker: &str,
-        token: Token,
+        claim: &ClaimRef,
         claim_ms: u64,
-        claim_secret: Option<&str>,
     ) -> Result<HeartbeatReply, StoreError> {
         let claim_ms = self.limits.clamp(claim_ms);
-        let claim = Claim::new(
-            queue,
-            item_id,
-            worker,
-            token,
-            self.proves(item_id, token, claim_secret),
-        );
+        let claim = claim.prove(&self.secrets);
         self.transact(|tx| Box::pin(heartbeat_in(tx, claim.clone(), claim_ms)))
             .await
     }
@@ -315,14 +298,7 @@ impl PgStore {
         result: &Value,
         next: Option<&ClaimRequest>,
     ) -> Result<(CompleteReply, Option<ClaimReply<Value>>), StoreError> {
-        let proven = self.proves(claim.item_id, claim.token, claim.secret.as_deref());
-        let claim = Claim::new(
-            &claim.queue,
-            claim.item_id,
-            &claim.worker,
-            claim.token,
-            proven,
-        );
+        let claim = claim.prove(&self.secrets);
         let result = to_json(result)?;
         let next = next.map(|req| {
             let claim_ms = self.limits.clamp(req.claim_ms);
@@ -344,14 +320,7 @@ impl PgStore {
         error: &Value,
         next: Option<&ClaimRequest>,
     ) -> Result<(FailReply, Option<ClaimReply<Value>>), StoreError> {
-        let proven = self.proves(claim.item_id, claim.token, claim.secret.as_deref());
-        let claim = Claim::new(
-            &claim.queue,
-            claim.item_id,
-            &claim.worker,
-            claim.token,
-            proven,
-        );
+        let claim = claim.prove(&self.secrets);
         let error = to_json(error)?;
         let next = next.map(|req| {
             let claim_ms = self.limits.clamp(req.claim_ms);
@@ -436,37 +405,8 @@ impl PgStore {
     }
 }
 
-/// The claim a heartbeat, completion or failure report presents.
-#[derive(Clone)]
-struct Claim {
-    queue: String,
-    item_id: u64,
-    worker: String,
-    token: Token,
-    /// Whether the request presented the claim's secret.
-    proven: bool,
-}
-
+/// Reading a claimed item under the claim its request presented.
 impl Claim {
-    fn new(queue: &str, item_id: u64, worker: &str, token: Token, proven: bool) -> Claim {
-        Claim {
-            queue: queue.to_owned(),
-            item_id,
-            worker: worker.to_owned(),
-            token,
-            proven,
-        }
-    }
-
-    /// Refuses to act without the claim's secret, once the claim is known to be live.
-    fn check_proven(&self) -> Result<(), StoreError> {
-        if self.proven {
-            Ok(())
-        } else {
-            Err(StoreError::BadClaimSecret)
-        }
-    }
-
     /// Locks the item's row until the transaction ends, and reads it with the database clock
     /// read after the lock.
     async fn lock(&self, tx: &Tx) -> Result<(ItemRow, SystemTime), StoreError> {
