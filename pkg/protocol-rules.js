@@ -21,6 +21,14 @@ export const MAX_DURATION_MS = 2147483647;
 export const REMEMBERED_LEASES = 65536;
 /** The most bytes a client reads of a reply other than a batch's. */
 export const MAX_REPLY_BYTES = 65536;
+/** The most bytes a queue item's payload takes as the grantor stores it. */
+export const MAX_PAYLOAD_BYTES = 38912;
+/** The most bytes a completion's result takes as the grantor stores it. */
+export const MAX_RESULT_BYTES = 8192;
+/** The most bytes a failure's error takes as the grantor stores it. */
+export const MAX_ERROR_BYTES = 16384;
+/** The most bytes a fenced write's payload takes as the grantor stores it. */
+export const MAX_FENCED_PAYLOAD_BYTES = 64512;
 /** The most bytes a client reads of the reply to a batch of `renewals` renewals. */
 export function maxBatchReplyBytes(renewals) {
   return 1024 + renewals * 1024;

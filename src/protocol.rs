@@ -661,6 +661,11 @@ pub const ITEM_REPLY_OVERHEAD_BYTES: usize = 2 * 1024;
 pub const MAX_PAYLOAD_BYTES: usize =
     MAX_REPLY_BYTES - ITEM_REPLY_OVERHEAD_BYTES - MAX_RESULT_BYTES - MAX_ERROR_BYTES;
 
+/// The most bytes a fenced write's `payload` may take as the grantor stores it (see
+/// [`MAX_PAYLOAD_BYTES`]): the fenced read's reply carries it beside its token, within
+/// [`MAX_REPLY_BYTES`], so a value that could be written can always be read back.
+pub const MAX_FENCED_PAYLOAD_BYTES: usize = MAX_REPLY_BYTES - 1024;
+
 /// Where a work item is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
@@ -1184,7 +1189,8 @@ pub enum ErrorCode {
     /// A batch of renewals has no element, or more than `MAX_BATCH_RENEWALS`.
     BadBatch,
     /// An item's `payload`, a completion's `result` or a failure's `error` takes more bytes as
-    /// stored than `MAX_PAYLOAD_BYTES`, `MAX_RESULT_BYTES` or `MAX_ERROR_BYTES`; nothing was done.
+    /// stored than `MAX_PAYLOAD_BYTES`, `MAX_FENCED_PAYLOAD_BYTES`, `MAX_RESULT_BYTES` or
+    /// `MAX_ERROR_BYTES`; nothing was done.
     ValueTooLarge,
     /// The request carries no API key, or one the grantor does not know, while keys are required
     /// (or, for revoke, the admin key is missing or wrong).
@@ -1643,8 +1649,13 @@ mod tests {
     fn stored_value_limits_are_the_documented_ones() {
         // docs/protocol.md and docs/guide.md state these sizes.
         assert_eq!(
-            (MAX_PAYLOAD_BYTES, MAX_RESULT_BYTES, MAX_ERROR_BYTES),
-            (38_912, 8_192, 16_384)
+            (
+                MAX_PAYLOAD_BYTES,
+                MAX_RESULT_BYTES,
+                MAX_ERROR_BYTES,
+                MAX_FENCED_PAYLOAD_BYTES
+            ),
+            (38_912, 8_192, 16_384, 64_512)
         );
         assert_eq!(ErrorCode::ValueTooLarge.http_status(), 413);
     }

@@ -6,8 +6,9 @@
 use tenure::core::{FailureKind, REMEMBERED_LEASES};
 use tenure::protocol::{
     max_batch_reply_bytes, refuses_unknown_field, ErrorCode, RenewRefusal,
-    BATCH_REPLY_ENVELOPE_BYTES, FIRST_TOKEN, MAX_BATCH_RESULT_BYTES, MAX_HOLDER_LEN,
-    MAX_REPLY_BYTES, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_TOKEN,
+    BATCH_REPLY_ENVELOPE_BYTES, FIRST_TOKEN, MAX_BATCH_RESULT_BYTES, MAX_ERROR_BYTES,
+    MAX_FENCED_PAYLOAD_BYTES, MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES, MAX_REPLY_BYTES,
+    MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_RESULT_BYTES, MAX_TOKEN,
     MIN_REQUEST_DURATION_MS,
 };
 
@@ -75,6 +76,26 @@ fn render() -> String {
             "MAX_REPLY_BYTES",
             "The most bytes a client reads of a reply other than a batch's.",
             MAX_REPLY_BYTES as u64,
+        ),
+        (
+            "MAX_PAYLOAD_BYTES",
+            "The most bytes a queue item's payload takes as the grantor stores it.",
+            MAX_PAYLOAD_BYTES as u64,
+        ),
+        (
+            "MAX_RESULT_BYTES",
+            "The most bytes a completion's result takes as the grantor stores it.",
+            MAX_RESULT_BYTES as u64,
+        ),
+        (
+            "MAX_ERROR_BYTES",
+            "The most bytes a failure's error takes as the grantor stores it.",
+            MAX_ERROR_BYTES as u64,
+        ),
+        (
+            "MAX_FENCED_PAYLOAD_BYTES",
+            "The most bytes a fenced write's payload takes as the grantor stores it.",
+            MAX_FENCED_PAYLOAD_BYTES as u64,
         ),
     ];
     for (name, doc, value) in constants {

@@ -11,9 +11,9 @@ use tenure::protocol::{
     is_valid_name, ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, FailRequest,
     FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest, NextClaim,
     QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, MAX_ATTEMPTS,
-    MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES, MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES,
-    MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_RESULT_BYTES,
-    MAX_TOKEN, MAX_WORKER_LEN,
+    MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES, MAX_FENCED_PAYLOAD_BYTES,
+    MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES, MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN,
+    MAX_RESOURCE_LEN, MAX_RESULT_BYTES, MAX_TOKEN, MAX_WORKER_LEN,
 };
 
 use crate::error::ApiError;
@@ -311,9 +311,10 @@ impl Validate for RevokeRequest {
     }
 }
 
-impl<P> Validate for FencedWriteRequest<P> {
+impl<P: Serialize> Validate for FencedWriteRequest<P> {
     fn validate(&self) -> Result<(), ApiError> {
-        check_resource(&self.resource)
+        check_resource(&self.resource)?;
+        check_stored_size(&self.payload, MAX_FENCED_PAYLOAD_BYTES, "payload")
     }
 }
 

@@ -1,6 +1,7 @@
 //! Stored values and the replies that carry them: the grantor accepts an item's payload, a
-//! completion's result and a failure's error only if every reply that carries them later (the
-//! claim, a completion or failure with its `next` claim, the item's record) fits within
+//! completion's result, a failure's error and a fenced write's payload only if every reply that
+//! carries them later (the claim, a completion or failure with its `next` claim, the item's
+//! record, the fenced read) fits within
 //! `MAX_REPLY_BYTES`, the most a client reads of a reply. Sizes count the value as stored, not
 //! as sent.
 
@@ -11,8 +12,8 @@ use serde_json::{json, Value};
 use tenure::protocol::{
     ClaimReply, ClaimReplyWithSecret, ClaimedItem, CompleteReply, FailReply, ItemReply, ItemState,
     Token, WithNextClaim, ITEM_REPLY_OVERHEAD_BYTES, MAX_ATTEMPTS, MAX_DEDUPE_KEY_LEN,
-    MAX_ERROR_BYTES, MAX_PAYLOAD_BYTES, MAX_QUEUE_LEN, MAX_REPLY_BYTES, MAX_REQUEST_DURATION_MS,
-    MAX_RESULT_BYTES, MAX_TOKEN, MAX_WORKER_LEN,
+    MAX_ERROR_BYTES, MAX_FENCED_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, MAX_QUEUE_LEN, MAX_REPLY_BYTES,
+    MAX_REQUEST_DURATION_MS, MAX_RESULT_BYTES, MAX_TOKEN, MAX_WORKER_LEN,
 };
 
 /// A JSON string value whose stored text takes exactly `bytes` bytes (its quotes included).
@@ -172,9 +173,37 @@ async fn sizes_count_the_value_as_stored_not_as_sent(backend: Backend) {
     assert!(len <= MAX_REPLY_BYTES, "a claim reply of {len} bytes");
 }
 
+async fn a_fenced_value_that_can_be_written_can_be_read_back(backend: Backend) {
+    let server = Server::start_on(backend, |_| {}).await;
+    let (status, _, granted) =
+        post(&server, "/v1/grant", common::grant("r", "h", 60_000, "1")).await;
+    assert_eq!(status, 200, "{granted}");
+    let write = |payload: Value| {
+        json!({"resource": "r", "payload": payload, "token": granted["token"],
+               "leaseSecret": granted["leaseSecret"]})
+    };
+    let over = write(string_of(MAX_FENCED_PAYLOAD_BYTES + 1));
+    let (status, _, reply) = post(&server, "/v1/fenced/write", over).await;
+    assert_refused(status, &reply, "payload");
+    let (status, _, read) = post(&server, "/v1/fenced/read", json!({"resource": "r"})).await;
+    assert_eq!((status, &read["payload"]), (200, &Value::Null), "{read}");
+
+    let largest = write(string_of(MAX_FENCED_PAYLOAD_BYTES));
+    let (status, _, reply) = post(&server, "/v1/fenced/write", largest).await;
+    assert_eq!((status, &reply["accepted"]), (200, &json!(true)), "{reply}");
+    let (status, len, read) = post(&server, "/v1/fenced/read", json!({"resource": "r"})).await;
+    assert_eq!(status, 200);
+    assert_eq!(read["payload"], string_of(MAX_FENCED_PAYLOAD_BYTES));
+    assert!(len <= MAX_REPLY_BYTES, "a fenced read reply of {len} bytes");
+    // At its worst (the largest token) the reply still fits.
+    let worst = json!({"payload": string_of(MAX_FENCED_PAYLOAD_BYTES), "lastToken": MAX_TOKEN});
+    assert!(worst.to_string().len() <= MAX_REPLY_BYTES);
+}
+
 on_both_backends!(
     the_largest_accepted_values_fit_every_reply_that_carries_them,
     sizes_count_the_value_as_stored_not_as_sent,
+    a_fenced_value_that_can_be_written_can_be_read_back,
 );
 
 /// The largest number of each kind a reply can carry.

@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import { HttpGrantor, LeaseHolder, leasedRead, isLeaseError } from "tenure";
 import { startGrantor } from "./support/grantor-process.mjs";
 import { sleep, eventually } from "./support/memory-grantor.mjs";
+import { MAX_PAYLOAD_BYTES } from "../../pkg/protocol-rules.js";
 
 const holderConfig = (resource, holderId, extra = {}) => ({
   resource,
@@ -154,8 +155,8 @@ describe("against the reference grantor", () => {
   });
 
   it("an item of the largest payload the grantor accepts can be claimed, completed and read back", async () => {
-    // MAX_PAYLOAD_BYTES (src/protocol.rs): the payload's size as stored, quotes included.
-    const largest = "x".repeat(38_912 - 2);
+    // The payload's size as stored, quotes included (the limit is rendered from src/protocol.rs).
+    const largest = "x".repeat(MAX_PAYLOAD_BYTES - 2);
     const queue = '"'.repeat(256); // the longest names, each character escaped in the replies
     const worker = "\\".repeat(256);
     await assert.rejects(
