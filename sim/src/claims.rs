@@ -844,9 +844,9 @@ impl ClaimWorld {
         let reading = self.reading(w);
         let machine = &mut self.workers[w].machine;
         let result = if work.fail {
-            machine.fail(reading)
+            machine.fail(reading, true)
         } else {
-            machine.complete(reading)
+            machine.complete(reading, true)
         };
         if let Err(error) = result {
             return self.break_invariant("usage", format!("w{w}: {error:?}"));

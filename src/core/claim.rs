@@ -647,8 +647,8 @@ enum Slot {
         /// Whether attempts ask for the next claim.
         claim_next: bool,
     },
-    /// Nothing was claimable: the next claim goes out at `until`.
-    Idle { until: MonoTime },
+    /// Nothing was claimable: the next claim goes out at `until`, `wait` after the idle began.
+    Idle { until: MonoTime, wait: Micros },
 }
 
 /// Settle request ids carry this bit; holder request ids never reach it.
@@ -673,6 +673,9 @@ pub struct ClaimMachine {
     generation: u64,
     slot: Slot,
     stopping: bool,
+    /// Claims once, and again only when a settlement asks for the next item (`claimNext`):
+    /// `WorkClaimer.claim()`'s chain of claims, where the worker loop claims on by itself.
+    one_shot: bool,
     /// The item of the last claim reply, for the holder's give-back of a claim that arrived too
     /// late or after the claim was cancelled.
     last_item: Option<u64>,
@@ -692,12 +695,23 @@ impl ClaimMachine {
             generation: 0,
             slot: Slot::Stopped,
             stopping: false,
+            one_shot: false,
             last_item: None,
             idle,
             seeds,
             outputs: VecDeque::new(),
         };
         machine.fresh_holder();
+        machine
+    }
+
+    /// A stopped slot that claims once when started: nothing claimable (or a failed claim) stops
+    /// it instead of waiting to claim again, and so does a settlement that asked for no next
+    /// item. A settlement that did ask, from a grantor that does not know `claimNext`, claims the
+    /// next item apart once it took effect, as the worker loop does.
+    pub fn one_shot(config: ClaimConfig) -> ClaimMachine {
+        let mut machine = ClaimMachine::new(config);
+        machine.one_shot = true;
         machine
     }
 
@@ -728,6 +742,16 @@ impl ClaimMachine {
         }
     }
 
+    /// Time left on the claim in hand at `now` before the grantor may hand its item to another
+    /// worker (zero when nothing is in hand or the claim is lost), as `Claim.remainingMs()`
+    /// answers.
+    pub fn remaining(&mut self, now: Now) -> Micros {
+        match self.slot {
+            Slot::Holding { .. } | Slot::Settling { .. } => self.holder.remaining(now),
+            _ => Micros::ZERO,
+        }
+    }
+
     /// Starts claiming (again, after [`stop`](ClaimMachine::stop)).
     pub fn start(&mut self, now: Now) {
         self.stopping = false;
@@ -753,16 +777,50 @@ impl ClaimMachine {
     }
 
     /// Completes the item in hand: sent only while the claim is safely held, before each attempt.
-    pub fn complete(&mut self, now: Now) -> Result<(), ClaimUsageError> {
-        self.settle(now, SettleOperation::Complete)
+    /// With `claim_next`, each attempt also asks for the slot's next item, unless the slot is
+    /// stopping.
+    pub fn complete(&mut self, now: Now, claim_next: bool) -> Result<(), ClaimUsageError> {
+        self.settle(now, SettleOperation::Complete, claim_next)
     }
 
-    /// Reports the attempt at the item in hand as failed.
-    pub fn fail(&mut self, now: Now) -> Result<(), ClaimUsageError> {
-        self.settle(now, SettleOperation::Fail)
+    /// Reports the attempt at the item in hand as failed; `claim_next` as for
+    /// [`complete`](ClaimMachine::complete).
+    pub fn fail(&mut self, now: Now, claim_next: bool) -> Result<(), ClaimUsageError> {
+        self.settle(now, SettleOperation::Fail, claim_next)
     }
 
-    fn settle(&mut self, now: Now, operation: SettleOperation) -> Result<(), ClaimUsageError> {
+    /// Gives the item in hand back unused (a [`ClaimRequestKind::GiveBack`], when the claim is
+    /// still safely held: one that is not is lost instead, and the grantor redelivers it at its
+    /// expiry). Then claims the next item, unless the slot is stopping or one-shot.
+    pub fn release(&mut self, now: Now) -> Result<(), ClaimUsageError> {
+        let Slot::Holding { .. } = self.slot else {
+            return Err(ClaimUsageError::NoClaim);
+        };
+        self.holder.release(now);
+        self.drain_holder();
+        self.fresh_holder();
+        if self.stopping || self.one_shot {
+            self.slot = Slot::Stopped;
+        } else {
+            self.claim(now);
+        }
+        Ok(())
+    }
+
+    /// The host's idle callback has run: the idle wait under way starts over from `now`, so the
+    /// wait between claims that found nothing is never shortened by the time the callback took.
+    pub fn idle_begins(&mut self, now: Now) {
+        if let Slot::Idle { until, wait } = &mut self.slot {
+            *until = now.mono.plus(*wait);
+        }
+    }
+
+    fn settle(
+        &mut self,
+        now: Now,
+        operation: SettleOperation,
+        claim_next: bool,
+    ) -> Result<(), ClaimUsageError> {
         let Slot::Holding { item, token } = self.slot else {
             return Err(ClaimUsageError::NoClaim);
         };
@@ -778,7 +836,7 @@ impl ClaimMachine {
             settlement,
             in_flight: None,
             next: None,
-            claim_next: !self.stopping,
+            claim_next: claim_next && !self.stopping,
         };
         self.settle_step(now);
         Ok(())
@@ -864,7 +922,7 @@ impl ClaimMachine {
             } if settlement.poll_timeout().is_some_and(|at| now.mono >= at) => {
                 self.settle_step(now)
             }
-            Slot::Idle { until } if now.mono >= *until => self.claim(now),
+            Slot::Idle { until, .. } if now.mono >= *until => self.claim(now),
             _ => {}
         }
     }
@@ -883,7 +941,7 @@ impl ClaimMachine {
                 ..
             } => Some(attempt.deadline),
             Slot::Settling { settlement, .. } => settlement.poll_timeout(),
-            Slot::Idle { until } => Some(*until),
+            Slot::Idle { until, .. } => Some(*until),
             _ => None,
         };
         match (own, self.holder.poll_timeout()) {
@@ -1013,7 +1071,7 @@ impl ClaimMachine {
     }
 
     fn go_idle(&mut self, now: Now) {
-        if self.stopping {
+        if self.stopping || self.one_shot {
             self.slot = Slot::Stopped;
             return;
         }
@@ -1021,6 +1079,7 @@ impl ClaimMachine {
         self.fresh_holder();
         self.slot = Slot::Idle {
             until: now.mono.plus(wait),
+            wait,
         };
     }
 
@@ -1105,12 +1164,16 @@ impl ClaimMachine {
             item,
             token,
             ref settlement,
+            claim_next,
             ..
         } = self.slot
         else {
             return;
         };
         let operation = settlement.operation();
+        // A one-shot slot claims on only for a settlement that asked for the next item and took
+        // effect at a grantor that does not know `claimNext` (so no next claim came with it).
+        let claim_apart = !self.one_shot || (claim_next && end == SettleEnd::Settled);
         self.emit(ClaimEvent::SettleEnded {
             item,
             token,
@@ -1121,7 +1184,7 @@ impl ClaimMachine {
         self.fresh_holder();
         if let Some((sent, reply)) = next {
             self.claimed_with_settlement(sent, now, reply);
-        } else if self.stopping {
+        } else if self.stopping || !claim_apart {
             self.slot = Slot::Stopped;
         } else {
             self.claim(now);
@@ -1306,7 +1369,7 @@ mod tests {
     fn complete_is_gated_on_a_safe_hold() {
         let mut m = holding();
         // Past the margin (claim sent at 0, 3 s, 600 ms margin) with no reply ever: not held.
-        m.complete(at(2_500)).unwrap();
+        m.complete(at(2_500), true).unwrap();
         let out = drain(&mut m);
         assert!(!sent(&out)
             .iter()
@@ -1326,7 +1389,7 @@ mod tests {
     #[test]
     fn a_failure_is_sent_even_when_not_held_but_not_retried() {
         let mut m = holding();
-        m.fail(at(2_500)).unwrap();
+        m.fail(at(2_500), true).unwrap();
         let settle = sent(&drain(&mut m))[0];
         assert!(matches!(
             settle.kind,
@@ -1350,7 +1413,7 @@ mod tests {
     #[test]
     fn settle_retries_back_off_with_jitter_and_are_gated_each_time() {
         let mut m = holding();
-        m.complete(at(100)).unwrap();
+        m.complete(at(100), true).unwrap();
         let first = sent(&drain(&mut m))[0];
         m.handle_settle_reply(
             at(120),
@@ -1519,7 +1582,7 @@ mod tests {
     #[test]
     fn a_settlement_claims_the_next_item_in_the_same_request() {
         let mut m = holding();
-        m.complete(at(100)).unwrap();
+        m.complete(at(100), true).unwrap();
         let (id, next) = settle_of(&drain(&mut m));
         assert_eq!(
             next,
@@ -1558,7 +1621,7 @@ mod tests {
     #[test]
     fn every_attempt_of_a_settlement_asks_for_the_next_claim_under_the_first_attempts_id() {
         let mut m = holding();
-        m.fail(at(100)).unwrap();
+        m.fail(at(100), true).unwrap();
         let (first, next) = settle_of(&drain(&mut m));
         let failed = SettleReply::Failed(Failure::of(FailureKind::Server));
         m.handle_settle_reply(at(120), first, failed);
@@ -1576,7 +1639,7 @@ mod tests {
     #[test]
     fn a_grantor_without_claim_next_settles_alone_and_the_next_claim_goes_apart() {
         let mut m = holding();
-        m.complete(at(100)).unwrap();
+        m.complete(at(100), true).unwrap();
         let (id, _) = settle_of(&drain(&mut m));
         m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
         let out = drain(&mut m);
@@ -1589,7 +1652,7 @@ mod tests {
     #[test]
     fn stop_gives_back_a_next_claim_that_comes_with_a_settlement() {
         let mut m = holding();
-        m.complete(at(100)).unwrap();
+        m.complete(at(100), true).unwrap();
         let (id, next) = settle_of(&drain(&mut m));
         assert!(next.is_some());
         m.stop(at(120));
@@ -1614,7 +1677,7 @@ mod tests {
     fn a_stopped_slot_settles_without_asking_for_a_next_claim() {
         let mut m = holding();
         m.stop(at(50));
-        m.complete(at(100)).unwrap();
+        m.complete(at(100), true).unwrap();
         let (id, next) = settle_of(&drain(&mut m));
         assert_eq!(next, None);
         m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
@@ -1626,6 +1689,174 @@ mod tests {
     #[test]
     fn settle_without_a_claim_is_a_usage_error() {
         let mut m = machine();
-        assert_eq!(m.complete(at(0)), Err(ClaimUsageError::NoClaim));
+        assert_eq!(m.complete(at(0), true), Err(ClaimUsageError::NoClaim));
+        assert_eq!(m.release(at(0)), Err(ClaimUsageError::NoClaim));
+    }
+
+    fn one_shot() -> ClaimMachine {
+        ClaimMachine::one_shot(ClaimConfig::from_ms(CLAIM_MS, MARGIN_MS, None, 7).unwrap())
+    }
+
+    #[test]
+    fn a_one_shot_slot_stops_when_nothing_is_claimable_or_the_claim_fails() {
+        for reply in [
+            ClaimReply::Empty,
+            ClaimReply::Failed(Failure::of(FailureKind::Server)),
+        ] {
+            let mut m = one_shot();
+            m.start(at(0));
+            let claim = sent(&drain(&mut m))[0];
+            m.handle_claim_reply(at(5), claim.id, reply);
+            assert_eq!(events(&drain(&mut m)).len(), 1);
+            assert_eq!(m.poll_timeout(), None, "no idle wait, no claim again");
+        }
+    }
+
+    /// A one-shot machine holding item 5 under token 1, claimed at 0 ms.
+    fn one_shot_holding() -> ClaimMachine {
+        let mut m = one_shot();
+        m.start(at(0));
+        let claim = sent(&drain(&mut m))[0];
+        let claimed = ClaimReply::Claimed {
+            item: 5,
+            token: token(1),
+            claim_ms: None,
+        };
+        m.handle_claim_reply(at(10), claim.id, claimed);
+        drain(&mut m);
+        m
+    }
+
+    #[test]
+    fn a_one_shot_settlement_without_claim_next_asks_for_nothing_more() {
+        let mut m = one_shot_holding();
+        m.complete(at(100), false).unwrap();
+        let (id, next) = settle_of(&drain(&mut m));
+        assert_eq!(next, None);
+        m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
+        let out = drain(&mut m);
+        assert!(sent(&out).is_empty(), "{out:?}");
+        assert_eq!(m.in_hand(), None);
+        assert_eq!(m.poll_timeout(), None);
+    }
+
+    #[test]
+    fn a_one_shot_settlement_with_claim_next_holds_the_next_claim() {
+        let mut m = one_shot_holding();
+        m.fail(at(100), true).unwrap();
+        let (id, next) = settle_of(&drain(&mut m));
+        assert!(next.is_some());
+        m.handle_settle_reply(at(150), id, next_claimed(6, 1));
+        let out = drain(&mut m);
+        assert!(events(&out).contains(&ClaimEvent::Claimed {
+            item: 6,
+            token: token(1)
+        }));
+        assert_eq!(m.in_hand(), Some((6, token(1))));
+    }
+
+    #[test]
+    fn a_one_shot_claim_next_at_a_grantor_without_it_claims_apart_only_once_settled() {
+        let mut m = one_shot_holding();
+        m.complete(at(100), true).unwrap();
+        let (id, _) = settle_of(&drain(&mut m));
+        m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
+        let out = drain(&mut m);
+        assert_eq!(
+            sent(&out).iter().map(|r| r.kind).collect::<Vec<_>>(),
+            [ClaimRequestKind::Claim { claim_ms: 3_000 }]
+        );
+        // A settlement that did not take effect asks for nothing more.
+        let mut m = one_shot_holding();
+        m.complete(at(100), true).unwrap();
+        let (id, _) = settle_of(&drain(&mut m));
+        m.handle_settle_reply(at(150), id, SettleReply::Stale);
+        let out = drain(&mut m);
+        assert!(sent(&out).is_empty(), "{out:?}");
+        assert_eq!(m.poll_timeout(), None);
+    }
+
+    #[test]
+    fn claim_next_is_chosen_per_settlement() {
+        let mut m = holding();
+        m.complete(at(100), false).unwrap();
+        let (id, next) = settle_of(&drain(&mut m));
+        assert_eq!(next, None);
+        // The loop claims on apart.
+        m.handle_settle_reply(at(150), id, SettleReply::Settled { next: None });
+        assert_eq!(
+            sent(&drain(&mut m))
+                .iter()
+                .map(|r| r.kind)
+                .collect::<Vec<_>>(),
+            [ClaimRequestKind::Claim { claim_ms: 3_000 }]
+        );
+    }
+
+    #[test]
+    fn release_gives_the_item_back_and_a_one_shot_slot_stops() {
+        let mut m = one_shot_holding();
+        m.release(at(100)).unwrap();
+        let out = drain(&mut m);
+        assert_eq!(
+            sent(&out).iter().map(|r| r.kind).collect::<Vec<_>>(),
+            [ClaimRequestKind::GiveBack {
+                item: 5,
+                token: token(1)
+            }]
+        );
+        assert_eq!(m.in_hand(), None);
+        assert_eq!(m.poll_timeout(), None);
+        // The loop claims on.
+        let mut m = holding();
+        m.release(at(100)).unwrap();
+        let kinds: Vec<_> = sent(&drain(&mut m)).iter().map(|r| r.kind).collect();
+        assert!(
+            matches!(
+                kinds[..],
+                [
+                    ClaimRequestKind::GiveBack { .. },
+                    ClaimRequestKind::Claim { .. }
+                ]
+            ),
+            "{kinds:?}"
+        );
+    }
+
+    #[test]
+    fn release_of_a_lapsed_claim_is_a_loss_not_a_give_back() {
+        let mut m = one_shot_holding();
+        m.release(at(2_500)).unwrap();
+        let out = drain(&mut m);
+        assert!(sent(&out).is_empty(), "{out:?}");
+        assert!(matches!(
+            events(&out)[..],
+            [ClaimEvent::Lost { item: 5, .. }]
+        ));
+    }
+
+    #[test]
+    fn remaining_counts_down_from_the_claims_send() {
+        let mut m = holding();
+        assert_eq!(m.remaining(at(1_000)), Micros::from_ms(2_000));
+        m.complete(at(1_000), false).unwrap();
+        assert_eq!(m.remaining(at(1_500)), Micros::from_ms(1_500));
+        let (id, _) = settle_of(&drain(&mut m));
+        m.handle_settle_reply(at(1_600), id, SettleReply::Settled { next: None });
+        assert_eq!(m.remaining(at(1_700)), Micros::ZERO);
+    }
+
+    #[test]
+    fn the_idle_wait_starts_over_when_the_idle_callback_has_run() {
+        let mut m = machine();
+        m.start(at(0));
+        let claim = sent(&drain(&mut m))[0];
+        m.handle_claim_reply(at(5), claim.id, ClaimReply::Empty);
+        drain(&mut m);
+        let wait = m.poll_timeout().unwrap().since(at(5).mono);
+        m.idle_begins(at(500));
+        assert_eq!(m.poll_timeout(), Some(at(500).mono.plus(wait)));
+        m.handle_timeout(at(499));
+        assert!(drain(&mut m).is_empty());
     }
 }
