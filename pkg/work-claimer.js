@@ -1,26 +1,12 @@
-// WorkClaimer: the design's work claims. Each claim is a processing lease on one queue item,
-// driven by a LeaseHolder whose "grantor" is a small adapter (grant = claim the next item, renew
-// = heartbeat, release = give the item back). So a claim gets everything a lease gets from the
-// core: the clock starts when the claim request was sent, expiry is judged on both clocks, each
-// heartbeat has its own timeout, and `signal` aborts at the margin, before the grantor can hand
-// the item to another worker. What the claim adds to the lease (the configuration's rules, the
-// gate before a completion, the settle retries and the idle backoff) is decided by the core; this
-// file does the IO.
+// WorkClaimer: the design's work claims. Each claim is a processing lease on one queue item, and
+// every decision about it (when to claim, heartbeat, settle, retry, give back, wait while idle,
+// whether the claim is safely held) is made by the core's claim machine, the same one the
+// simulation drives: one `ClaimCore` per worker slot. This file does the IO: the grantor calls
+// (each with its own AbortController), one timer, and the promises and signals of the API.
 
-import { LeaseHolder } from "./api.js";
 import { coreModule } from "./core.js";
 import { LeaseError, fromCore } from "./errors.js";
-import {
-  IdleCore,
-  SettleCore,
-  checkClaimerNames,
-  claimFailureKind,
-  claimHeartbeatMs,
-  claimSettleTimeoutMs,
-  heartbeatRefusal,
-  isItemId,
-  processConcurrency,
-} from "./glue/tenure.js";
+import { ClaimCore, checkClaimerNames, claimHeartbeatMs, processConcurrency } from "./glue/tenure.js";
 
 // Failure reports are stored with the item; the grantor refuses bodies over 64 KiB.
 const MAX_ERROR_TEXT = 4096;
@@ -58,146 +44,243 @@ function describeError(error) {
   return String(error).slice(0, MAX_ERROR_TEXT);
 }
 
-function staleError(what, cause) {
-  return new LeaseError("ERR_CLAIM_STALE", `${what}: the grantor no longer holds this claim`, { cause });
+/** Errors from the core's glue become the package's, with their `kind`; others pass unchanged. */
+function asError(error) {
+  const converted = fromCore(error);
+  if (converted !== error && error.kind !== undefined) converted.kind = error.kind;
+  return converted;
 }
+
+function rethrowLater(error) {
+  queueMicrotask(() => {
+    throw error;
+  });
+}
+
+/** The `fail` a claim given back unused is reported as, so its item is claimable at once. */
+const RELEASED = { name: "ClaimReleased", message: "the claim was given back unused" };
 
 /**
- * One attempt of a settlement sent alone, with the core's settle timeout as its deadline: it is
- * abandoned then even if the grantor object ignores `signal`, and counts as timed out, so the
- * settlement retries it (or gives up) as the core decides.
+ * Runs claim cores: sends what they ask with one AbortController per request, feeds the
+ * outcomes back, and keeps one timer armed for the earliest core deadline. `onEvent(slot, event)`
+ * hears each slot's events, and `afterwards()` runs once a slot's outputs are acted on; a slot
+ * whose `paused` is set gets no timeouts.
  */
-async function settleAlone(grantor, operation, request, timeoutMs) {
-  const controller = new AbortController();
-  const { signal } = controller;
-  const timedOut = () => {
-    const error = new LeaseError("ERR_GRANTOR", `${operation} timed out after ${timeoutMs} ms`);
-    error.kind = "timed_out";
-    return error;
-  };
-  let timer;
-  // A timer of its own rather than AbortSignal.timeout, whose timer does not keep Node running:
-  // the attempt must end even when nothing else is pending.
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort(timedOut());
-      reject(signal.reason);
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([grantor[operation]({ ...request, signal }), deadline]);
-  } catch (error) {
-    // Whatever the grantor object rejects with once aborted, the attempt ran out of time.
-    throw signal.aborted ? signal.reason : error;
-  } finally {
-    clearTimeout(timer);
+class Driver {
+  #claimer;
+  #onEvent;
+  #afterwards;
+  #timer = null;
+  #due = Infinity;
+  slots = [];
+
+  constructor(claimer, onEvent, afterwards = () => {}) {
+    this.#claimer = claimer;
+    this.#onEvent = onEvent;
+    this.#afterwards = afterwards;
   }
-}
 
-/** A Claim's way to give its item back unused; not part of the package's API. */
-const giveBack = Symbol("giveBack");
+  /** A slot on a new core: `{core, oneShot, inFlight, claim, settling, paused}`. */
+  add(oneShot, { idleDelayMs, idleDelayMaxMs } = {}) {
+    const c = this.#claimer;
+    const core = fromTheCore(
+      () => new ClaimCore(c.workerId, c.claimMs, c.marginMs, c.requestTimeoutMs, idleDelayMs, idleDelayMaxMs, oneShot),
+    );
+    const slot = { core, oneShot, inFlight: new Map(), claim: null, settling: null, paused: false };
+    this.slots.push(slot);
+    return slot;
+  }
 
-function delay(ms, signal) {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
+  /** Runs `command` on the slot's core, then acts on what it asks. */
+  run(slot, command) {
+    try {
+      return fromTheCore(() => command(slot.core));
+    } finally {
+      this.pump(slot);
+    }
+  }
+
+  /** Acts on every output of the slot's core, then re-arms the timer. */
+  pump(slot) {
+    for (;;) {
+      const output = slot.core.pollOutput();
+      if (output === undefined) break;
+      if (output.send !== undefined) this.#send(slot, output.send);
+      else if (output.abandon !== undefined) {
+        const request = slot.inFlight.get(output.abandon);
+        slot.inFlight.delete(output.abandon);
+        request?.controller.abort();
+      } else {
+        try {
+          this.#onEvent(slot, output);
+        } catch (error) {
+          rethrowLater(error);
+        }
+      }
+    }
+    this.#arm();
+    this.#afterwards();
+  }
+
+  #send(slot, send) {
+    const c = this.#claimer;
+    const controller = new AbortController();
+    const { signal } = controller;
+    const claim = { queue: c.queue, itemId: send.itemId, worker: c.workerId, token: send.token };
+    let method;
+    let args;
+    switch (send.kind) {
+      case "claim":
+        method = "claim";
+        args = { queue: c.queue, worker: c.workerId, claimMs: send.claimMs, requestId: send.requestId, signal };
+        break;
+      case "heartbeat":
+        method = "heartbeat";
+        args = { ...claim, claimMs: send.claimMs, signal };
+        break;
+      case "settle":
+        method = send.operation;
+        args = { ...claim, ...send.body, signal };
+        if (send.claimNext !== undefined) args.claimNext = send.claimNext;
+        break;
+      default:
+        method = "fail";
+        args = { ...claim, error: RELEASED, signal };
+    }
+    // In flight before the call: the grantor object may stop the loop from inside it.
+    slot.inFlight.set(send.id, { controller, kind: send.kind });
+    let promise;
+    try {
+      promise = Promise.resolve(c.grantor[method](args));
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    const answer = (ok, value) => {
+      // An abandoned request's outcome is nobody's business any more.
+      if (!slot.inFlight.delete(send.id)) return;
+      if (send.kind === "claim") slot.core.claimReply(send.id, ok, value);
+      else if (send.kind === "heartbeat") slot.core.heartbeatReply(send.id, ok, value);
+      else if (send.kind === "settle") slot.core.settleReply(send.id, ok, value);
+      this.pump(slot);
     };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
+    promise.then(
+      (value) => answer(true, value),
+      (error) => answer(false, error),
+    );
+  }
+
+  /** Delivers whatever is due now on the slot's core: a loss whose timer has not fired yet. */
+  check(slot) {
+    slot.core.timeout();
+    this.pump(slot);
+  }
+
+  #arm() {
+    let wait = Infinity;
+    for (const slot of this.slots) {
+      const ms = slot.paused ? undefined : slot.core.pollTimeoutMs();
+      if (ms !== undefined) wait = Math.min(wait, ms);
+    }
+    const due = performance.now() + wait;
+    if (this.#timer !== null && Math.abs(due - this.#due) < 1) return;
+    clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#due = due;
+    if (wait === Infinity) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      for (const slot of this.slots) {
+        if (!slot.paused) slot.core.timeout();
+      }
+      for (const slot of this.slots) this.pump(slot);
+      this.#arm();
+    }, Math.max(0, Math.ceil(wait)));
+  }
+
+  /** Whether every slot is stopped with nothing in flight. */
+  get finished() {
+    return this.slots.every((slot) => slot.core.stopped && slot.inFlight.size === 0);
+  }
 }
 
 /**
- * The grantor a claim's LeaseHolder talks to: one claim of one item of one queue. With a
- * `settlement` (`{operation, request}`, a `complete` or `fail` of the worker's previous claim), its
- * grant is that settlement sent with `claimNext`: the next item arrives in the settlement's reply,
- * and the claim's clock starts when the settlement was sent.
+ * The events every driver acts on the same way: a claim's loss and its settlement's end, and a
+ * next claim a settlement waits for. Returns true when the event was that; else the caller's.
  */
-class ClaimAdapter {
-  item = null;
-  lastError;
-  // Set once the claim has an outcome at the grantor, so giving it back is a no-op.
-  ended = false;
-  /** The settlement's reply, once it took effect. */
-  settled;
-
-  constructor(grantor, queue, settlement = null) {
-    this.grantor = grantor;
-    this.queue = queue;
-    this.settlement = settlement;
-  }
-
-  async grant({ holder, durationMs, requestId, signal }) {
-    let reply;
-    try {
-      reply =
-        this.settlement === null
-          ? await this.grantor.claim({ queue: this.queue, worker: holder, claimMs: durationMs, requestId, signal })
-          : await this.#settleAndClaim({ holder, durationMs, requestId, signal });
-    } catch (error) {
-      this.lastError = error;
-      throw error;
-    }
-    // A claim that came with a settlement is checked here and by the core like any other.
-    if (reply?.claimed === false) return { granted: false };
-    if (reply?.claimed !== true || typeof reply.item !== "object" || !isItemId(reply.item?.id)) {
-      // Not a claim the core may accept: report it as such (a malformed reply, never a grant).
-      return { granted: "malformed" };
-    }
-    this.item = reply.item;
-    return { granted: true, token: reply.token, durationMs: reply.claimMs };
-  }
-
-  /** Sends the settlement with `claimNext`; resolves the reply about the next claim. */
-  async #settleAndClaim({ holder, durationMs, requestId, signal }) {
-    const settlement = this.settlement;
-    // Every attempt of one settlement asks with its first attempt's id: when an earlier attempt
-    // took effect and only its reply was lost, the grantor answers with the item it claimed then,
-    // instead of claiming another that nobody would work on until its claim ran out.
-    settlement.requestId ??= requestId;
-    const claimNext = { claimMs: durationMs, requestId: settlement.requestId };
-    const reply = await this.grantor[settlement.operation]({ ...settlement.request, claimNext, signal });
-    this.settled = reply;
-    // A grantor object that does not know claimNext settled alone: claim the next item apart.
-    if (reply?.next === undefined) {
-      return this.grantor.claim({ queue: this.queue, worker: holder, ...claimNext, signal });
-    }
-    return reply.next;
-  }
-
-  async renew({ holder, token, durationMs, signal }) {
-    try {
-      const reply = await this.grantor.heartbeat({
-        queue: this.queue,
-        itemId: this.item.id,
-        worker: holder,
-        token,
-        claimMs: durationMs,
-        signal,
-      });
-      return { renewed: reply?.extended, token: reply?.token, durationMs: reply?.claimMs };
-    } catch (error) {
-      // A definitive answer that the claim is gone, unlike a network failure, which is retried.
-      const reason = heartbeatRefusal(error);
-      if (reason !== undefined) return { renewed: false, reason };
-      throw error;
-    }
-  }
-
-  // The core calls it for a claim given back without an outcome: one that arrived with no safe
-  // time left, or a `release()`. Reported as a failed attempt, so the item is claimable at once.
-  async release({ holder, token, signal }) {
-    if (this.ended || this.item === null) return;
-    this.ended = true;
-    const error = { name: "ClaimReleased", message: "the claim was given back unused" };
-    await this.grantor
-      .fail({ queue: this.queue, itemId: this.item.id, worker: holder, token, error, signal })
-      .catch(() => {});
+function claimEvent(driver, slot, event) {
+  const settling = slot.settling;
+  switch (event.event) {
+    case "claimed":
+      slot.claim = new Claim(driver, slot, event.item, event.token);
+      if (settling?.waitingNext) {
+        slot.settling = null;
+        settling.resolve({ ...settling.reply, next: slot.claim });
+        return true;
+      }
+      return false;
+    case "empty":
+    case "claimFailed":
+      if (!settling?.waitingNext) return false;
+      slot.settling = null;
+      settling.resolve(
+        event.event === "empty"
+          ? { ...settling.reply, next: null }
+          : { ...settling.reply, next: null, nextError: asError(event.error) },
+      );
+      return true;
+    case "lost":
+      slot.claim?.[END](new LeaseError("ERR_LEASE_LOST", `lease lost: ${event.reason}`, { reason: event.reason }));
+      return true;
+    case "settled":
+      settled(slot, event);
+      return true;
+    default:
+      return true;
   }
 }
+
+/** A settlement ended: its claim's signal aborts, and its promise settles. */
+function settled(slot, event) {
+  const settling = slot.settling;
+  if (settling === null) return;
+  const claim = settling.claim;
+  claim[END](new LeaseError("ERR_LEASE_RELEASED", "lease released"));
+  // The core ignores any reply to the settled claim's heartbeats: stop waiting for them.
+  for (const [id, request] of slot.inFlight) {
+    if (request.kind !== "heartbeat") continue;
+    slot.inFlight.delete(id);
+    request.controller.abort();
+  }
+  if (slot.claim === claim) slot.claim = null;
+  if (event.end === "settled") {
+    const reply = event.reply;
+    // The next claim's outcome follows when the settlement asked for one; the worker loop's
+    // slots hand it to the loop instead.
+    if (settling.claimNext && slot.oneShot) {
+      settling.waitingNext = true;
+      settling.reply = reply;
+      return;
+    }
+    slot.settling = null;
+    settling.resolve(reply);
+    return;
+  }
+  slot.settling = null;
+  if (event.end === "not_held") {
+    settling.reject(
+      new LeaseError("ERR_CLAIM_LOST", `claim ${claim.token} on item ${claim.item.id} is not safely held; not sent`),
+    );
+  } else if (event.end === "stale") {
+    settling.reject(
+      new LeaseError("ERR_CLAIM_STALE", `${event.operation}: the grantor no longer holds this claim`, { cause: event.error }),
+    );
+  } else {
+    settling.reject(asError(event.error));
+  }
+}
+
+/** A Claim's way to end its signal; not part of the package's API. */
+const END = Symbol("end");
 
 /**
  * One claimed item. Act on it only while `signal` is not aborted, and finish it with
@@ -205,34 +288,30 @@ class ClaimAdapter {
  * lost.
  */
 export class Claim {
-  #claimer;
-  #holder;
-  #adapter;
-  #signal;
+  #driver;
+  #slot;
+  #controller = new AbortController();
   #settled = false;
 
-  constructor(claimer, holder, adapter, token) {
-    this.#claimer = claimer;
-    this.#holder = holder;
-    this.#adapter = adapter;
-    // This hold's own signal, so its abort reason (lost or settled) stays readable afterwards.
-    this.#signal = holder.signal;
+  constructor(driver, slot, item, token) {
+    this.#driver = driver;
+    this.#slot = slot;
     /** `{id, payload, attempts, maxAttempts}` as the grantor handed it out. */
-    this.item = adapter.item;
+    this.item = item;
     /** The claim token: larger than every earlier claim's on this item. */
     this.token = token;
   }
 
   /** Aborts no later than the claim stops being safely held (and once it is settled). */
   get signal() {
-    // Asking the holder first delivers a loss whose timer has not fired yet.
-    void this.#holder.signal;
-    return this.#signal;
+    // Asking the core first delivers a loss whose timer has not fired yet.
+    if (this.#current()) this.#driver.check(this.#slot);
+    return this.#controller.signal;
   }
 
   /** Milliseconds left before the grantor may hand the item to another worker. */
   remainingMs() {
-    return this.#holder.lease.remainingMs();
+    return this.#current() ? this.#slot.core.remainingMs() : 0;
   }
 
   /**
@@ -240,7 +319,7 @@ export class Claim {
    * only at I/O, so ask after the I/O that ended a stretch of work, not during it.
    */
   isSafelyHeld() {
-    return !this.#settled && this.#holder.lease.isSafelyHeld();
+    return !this.#settled && this.#current() && this.#slot.core.safelyHeld();
   }
 
   /** Throws `ERR_CLAIM_LOST` unless the claim is safely held now. */
@@ -274,109 +353,29 @@ export class Claim {
     return this.#settle("fail", { error: describeError(error) }, claimNext);
   }
 
-  /**
-   * Gives the item back unused, reported as a failed attempt so that it is claimable again at
-   * once: for a claim that arrived after the worker loop was told to stop.
-   */
-  async [giveBack]() {
-    this.#settled = true;
-    await this.#holder.release();
+  [END](reason) {
+    this.#controller.abort(reason);
   }
 
-  async #settle(operation, body, claimNext) {
-    if (this.#settled) throw new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`);
-    this.#settled = true;
-    const claimer = this.#claimer;
-    const request = {
-      queue: claimer.queue,
-      itemId: this.item.id,
-      worker: claimer.workerId,
-      token: this.token,
-      ...body,
-    };
-    // The next claim's holder: each attempt of this settlement is an attempt of its grant.
-    const next = claimNext ? new ClaimAdapter(claimer.grantor, claimer.queue, { operation, request }) : null;
-    const nextHolder = next === null ? null : claimHolder(claimer, next);
-    // The core decides each step, told whether the claim is safely held right then: the last
-    // I/O may have been long ago on this clock.
-    const settlement = fromTheCore(() => new SettleCore(operation));
-    // A claimNext attempt is its next claim's grant attempt, so the holder's request timeout
-    // bounds it; one sent alone gets the same deadline here.
-    const timeoutMs = fromTheCore(() =>
-      claimSettleTimeoutMs(claimer.claimMs, claimer.marginMs, claimer.requestTimeoutMs),
-    );
-    const held = () => this.#holder.lease.isSafelyHeld();
-    try {
-      let step = settlement.attempt(held());
-      for (;;) {
-        if (step === "not_held") {
-          throw new LeaseError(
-            "ERR_CLAIM_LOST",
-            `claim ${this.token} on item ${this.item.id} is not safely held; not sent`,
-          );
-        }
-        if (step > 0) {
-          await delay(step);
-          step = settlement.attempt(held());
-          continue;
-        }
-        try {
-          if (next === null) return await settleAlone(claimer.grantor, operation, request, timeoutMs);
-          return await settleAndClaimNext(claimer, next, nextHolder);
-        } catch (error) {
-          step = settlement.outcome(error, held());
-          if (step === "stale") throw staleError(operation, error);
-          if (typeof step !== "number") throw error;
-        }
-      }
-    } finally {
-      this.#adapter.ended = true;
-      await this.#holder.release();
+  #current() {
+    const core = this.#slot.core;
+    return core.itemId === this.item.id && core.token === this.token;
+  }
+
+  #settle(operation, body, claimNext) {
+    if (this.#settled || !this.#current()) {
+      return Promise.reject(new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`));
     }
-  }
-}
-
-/** The LeaseHolder of one claim: its lease is the claim, its grantor the claim's adapter. */
-function claimHolder(claimer, adapter) {
-  const config = {
-    resource: claimer.queue,
-    holderId: claimer.workerId,
-    leaseMs: claimer.claimMs,
-    marginMs: claimer.marginMs,
-  };
-  if (claimer.requestTimeoutMs !== undefined) config.requestTimeoutMs = claimer.requestTimeoutMs;
-  return new LeaseHolder(adapter, config);
-}
-
-/**
- * One attempt to take the claim `adapter` asks for: resolves a `Claim`, or null when nothing was
- * claimable; rejects with why the attempt failed.
- */
-async function acquireClaim(claimer, adapter, holder, signal) {
-  adapter.lastError = undefined;
-  const outcome = await holder.acquire({ signal });
-  if (outcome.acquired) return new Claim(claimer, holder, adapter, outcome.token);
-  if (outcome.reason === "denied") return null;
-  if (adapter.lastError !== undefined) throw adapter.lastError;
-  const error = new LeaseError("ERR_GRANTOR", `claim failed: ${outcome.reason}`);
-  error.kind = claimFailureKind(outcome.reason);
-  throw error;
-}
-
-/**
- * One attempt of a settlement sent with `claimNext`: resolves its reply with `next` (a `Claim` or
- * null) once the settlement took effect, or rejects with why it did not, to be retried as any
- * settlement is.
- */
-async function settleAndClaimNext(claimer, adapter, holder) {
-  try {
-    const next = await acquireClaim(claimer, adapter, holder);
-    return { ...adapter.settled, next };
-  } catch (error) {
-    if (adapter.settled === undefined) throw error;
-    // Settled, but the next claim is not one (malformed, too late, or claimed apart and failed):
-    // never a claim, and the settlement stands.
-    return { ...adapter.settled, next: null, nextError: error };
+    this.#settled = true;
+    return new Promise((resolve, reject) => {
+      this.#slot.settling = { claim: this, claimNext, resolve, reject, waitingNext: false, reply: undefined };
+      try {
+        this.#driver.run(this.#slot, (core) => core[operation](body, claimNext));
+      } catch (error) {
+        this.#slot.settling = null;
+        reject(error);
+      }
+    });
   }
 }
 
@@ -407,9 +406,31 @@ export class WorkClaimer {
    * Claims the oldest claimable item: resolves a `Claim`, or null when nothing is claimable.
    * Rejects with an `ERR_GRANTOR` error when the grantor cannot be asked.
    */
-  async claim({ signal } = {}) {
-    const adapter = new ClaimAdapter(this.grantor, this.queue);
-    return acquireClaim(this, adapter, claimHolder(this, adapter), signal);
+  claim({ signal } = {}) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      let pending = true;
+      const done = (settle, value) => {
+        if (!pending) return;
+        pending = false;
+        signal?.removeEventListener("abort", onAbort);
+        settle(value);
+      };
+      const driver = new Driver(this, (slot, event) => {
+        if (claimEvent(driver, slot, event)) return;
+        if (event.event === "claimed") done(resolve, slot.claim);
+        else if (event.event === "empty") done(resolve, null);
+        else done(reject, asError(event.error));
+      });
+      const slot = driver.add(true);
+      // A claim the grantor makes after the abort is given back by the core.
+      const onAbort = () => {
+        driver.run(slot, (core) => core.stop());
+        done(reject, signal.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      driver.run(slot, (core) => core.start());
+    });
   }
 
   /**
@@ -429,84 +450,89 @@ export class WorkClaimer {
     if (typeof handler !== "function") throw configError("handler", "must be a function");
     const slots = fromTheCore(() => processConcurrency(concurrency));
     const counts = { claimed: 0, completed: 0, failed: 0, lost: 0 };
+    if (signal?.aborted) return counts;
     const report = (outcome) => {
       counts[outcome.status === "completed" ? "completed" : outcome.status === "failed" ? "failed" : "lost"]++;
       try {
         onSettled?.(outcome);
       } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
+        rethrowLater(error);
       }
     };
-    const slot = async () => {
-      const idle = fromTheCore(() => new IdleCore(idleDelayMs, idleDelayMaxMs));
-      // What the previous item's settlement brought: the next claim, null when it asked and got
-      // none (nothing claimable, or the claim failed), undefined when it did not ask.
-      let next;
-      while (!signal?.aborted || next) {
-        let claim = next ?? null;
-        if (next === undefined) {
-          try {
-            // Not aborted by `signal`: a claim the grantor already made would be stranded until
-            // it ran out. One that arrives after the abort is given back below.
-            claim = await this.claim();
-          } catch {
-            // Unreachable or refused: back off as when idle; the next claim asks again.
-          }
-        }
-        next = undefined;
-        if (claim !== null && signal?.aborted) {
-          // Stopping: a claim that arrived meanwhile (on its own or with the last settlement) is
-          // given back unprocessed rather than worked on by a worker that is shutting down, so
-          // the item is claimable again at once.
-          await claim[giveBack]();
-          break;
-        }
-        if (claim === null) {
-          await onIdle?.();
-          if (signal?.aborted) break;
-          await delay(idle.nextWaitMs(), signal);
-          continue;
-        }
-        idle.reset();
-        counts.claimed++;
-        // The next claim rides on this item's settlement unless the loop is stopping, when it
-        // would be a claim to give back unused.
-        const settled = await this.#run(handler, claim, () => !signal?.aborted);
-        report(settled.outcome);
-        next = settled.next;
-      }
+    let handling = 0;
+    let finish;
+    let fail;
+    const finished = new Promise((resolve, reject) => {
+      finish = resolve;
+      fail = reject;
+    });
+    const stopAll = () => {
+      for (const slot of driver.slots) driver.run(slot, (core) => core.stop());
     };
-    await Promise.all(Array.from({ length: slots }, slot));
-    return counts;
-  }
-
-  /**
-   * Handles and settles `claim`; resolves `{outcome, next}`: the next `Claim` or null when the
-   * settlement asked for one (`wantsNext()` right before it is sent), else undefined.
-   */
-  async #run(handler, claim, wantsNext) {
-    const { item, token } = claim;
-    let result;
-    try {
-      result = await handler(item, { signal: claim.signal, token, claim });
-    } catch (error) {
-      const claimNext = wantsNext();
+    const checkDone = () => {
+      if (handling === 0 && driver.finished) finish(counts);
+    };
+    const idle = async (slot) => {
+      // The core's idle wait starts once onIdle is done, and no claim goes out meanwhile.
+      slot.paused = true;
       try {
-        const failed = await claim.fail(error, { claimNext });
-        const outcome = { status: "failed", item, token, error, state: failed?.state };
-        return { outcome, next: claimNext ? failed.next : undefined };
-      } catch (failError) {
-        return { outcome: { status: "lost", item, token, error: failError } };
+        await onIdle?.();
+      } catch (error) {
+        stopAll();
+        fail(error);
+        return;
+      } finally {
+        slot.paused = false;
       }
-    }
-    const claimNext = wantsNext();
+      driver.run(slot, (core) => core.idleBegins());
+    };
+    const driver = new Driver(
+      this,
+      (slot, event) => {
+        if (claimEvent(driver, slot, event)) return;
+        if (event.event !== "claimed") return void idle(slot);
+        counts.claimed++;
+        handling++;
+        run(handler, slot.claim).then((outcome) => {
+          handling--;
+          report(outcome);
+          checkDone();
+        });
+      },
+      () => checkDone(),
+    );
+    for (let n = 0; n < slots; n++) driver.add(false, { idleDelayMs, idleDelayMaxMs });
+    signal?.addEventListener("abort", stopAll, { once: true });
+    for (const slot of driver.slots) driver.run(slot, (core) => core.start());
     try {
-      const completed = await claim.complete(result ?? null, { claimNext });
-      return { outcome: { status: "completed", item, token, result }, next: claimNext ? completed.next : undefined };
-    } catch (error) {
-      return { outcome: { status: "lost", item, token, error } };
+      return await finished;
+    } finally {
+      signal?.removeEventListener("abort", stopAll);
     }
+  }
+}
+
+/**
+ * Handles and settles `claim`, asking for the slot's next item with the settlement (the core asks
+ * for none once the loop is stopping); resolves how the item ended.
+ */
+async function run(handler, claim) {
+  const { item, token } = claim;
+  let result;
+  try {
+    result = await handler(item, { signal: claim.signal, token, claim });
+  } catch (error) {
+    try {
+      const failed = await claim.fail(error, { claimNext: true });
+      return { status: "failed", item, token, error, state: failed?.state };
+    } catch (failError) {
+      return { status: "lost", item, token, error: failError };
+    }
+  }
+  try {
+    await claim.complete(result ?? null, { claimNext: true });
+    return { status: "completed", item, token, result };
+  } catch (error) {
+    return { status: "lost", item, token, error };
   }
 }

@@ -590,7 +590,7 @@ impl ClaimWorld {
             self.rng.next_u64(),
         )
         .expect("the drawn configuration is valid")
-        .with_idle_ms(claim / 20.0, claim / 2.0);
+        .with_idle_ms(Some(claim / 20.0), Some(claim / 2.0));
         config.mutation = self.mutation;
         ClaimMachine::new(config)
     }

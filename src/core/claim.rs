@@ -18,20 +18,17 @@
 //!
 //! [`ClaimMachine`] composes them into one worker slot in the style of [`Holder`]: commands and
 //! `handle_*` inputs with the time passed in, [`ClaimMachine::poll_output`] and
-//! [`ClaimMachine::poll_timeout`]. Each settlement also asks for the slot's next item in the same
-//! request ([`NextClaim`], `claimNext`) unless the slot is stopping; that claim is timed from the
+//! [`ClaimMachine::poll_timeout`]. A settlement may also ask for the slot's next item in the same
+//! request ([`NextClaim`], `claimNext`), never once the slot is stopping; that claim is timed from the
 //! settle attempt's send, as any claim is from its request's. A settle attempt is abandoned at the
 //! holder's `request_timeout` ([`ClaimConfig::settle_timeout`]) and counts as timed out. A claim
 //! that arrives after [`ClaimMachine::stop`] (on its own or with a settlement) is given back.
 //!
-//! The JavaScript `WorkClaimer` drives the same pieces and follows the same rules: a holder per
-//! claim, a [`Settlement`] per settlement (the gate included: each attempt is given the claim's
-//! holder's safe-hold answer), an [`IdleBackoff`] per loop slot, `claimNext` under the first
-//! attempt's id with the next claim's clock from each attempt's send, each settle attempt
-//! abandoned at the settle timeout, and a claim that arrives after the loop's stop given back.
-//! It composes them itself rather than running this machine; one difference remains where the
-//! grantor object does not know `claimNext`: it then claims the next item apart within the same
-//! settle attempt, where this machine claims it once the settlement ended.
+//! The JavaScript `WorkClaimer` runs this machine, one per worker slot (`src/wasm/claim.rs`): the
+//! worker loop's slots as [`ClaimMachine::new`] makes them, and each `claim()` as a
+//! [`ClaimMachine::one_shot`] slot, which claims on only through a settlement's `claimNext`. So
+//! what ships is what the simulation checks; the JavaScript keeps only the IO and the values
+//! this machine passes on without looking at them (items, settle bodies and replies, errors).
 
 use std::collections::VecDeque;
 
@@ -140,10 +137,12 @@ impl ClaimConfig {
         })
     }
 
-    /// The same with other idle waits (`idleDelayMs`, `idleDelayMaxMs`).
-    pub fn with_idle_ms(mut self, base_ms: f64, max_ms: f64) -> ClaimConfig {
-        self.idle_base = lenient_ms(base_ms);
-        self.idle_max = lenient_ms(max_ms);
+    /// The same with other idle waits (`idleDelayMs`, `idleDelayMaxMs`) as JavaScript passes
+    /// them, unvalidated: anything not a positive number waits not at all; one not given
+    /// (`None`) keeps its default, 50 ms or 2 s (`DEFAULT_IDLE_DELAY`, `DEFAULT_IDLE_DELAY_MAX`).
+    pub fn with_idle_ms(mut self, base_ms: Option<f64>, max_ms: Option<f64>) -> ClaimConfig {
+        self.idle_base = base_ms.map_or(DEFAULT_IDLE_DELAY, lenient_ms);
+        self.idle_max = max_ms.map_or(DEFAULT_IDLE_DELAY_MAX, lenient_ms);
         self
     }
 
@@ -222,17 +221,6 @@ impl IdleBackoff {
             empty: 0,
             jitter: Jitter::new(seed),
         }
-    }
-
-    /// Backoff from `base_ms` to `max_ms` as JavaScript passes them, unvalidated: anything not a
-    /// positive number waits not at all; one not given (`None`) is its default,
-    /// 50 ms or 2 s (`DEFAULT_IDLE_DELAY`, `DEFAULT_IDLE_DELAY_MAX`).
-    pub fn from_ms(base_ms: Option<f64>, max_ms: Option<f64>, seed: u64) -> IdleBackoff {
-        IdleBackoff::new(
-            base_ms.map_or(DEFAULT_IDLE_DELAY, lenient_ms),
-            max_ms.map_or(DEFAULT_IDLE_DELAY_MAX, lenient_ms),
-            seed,
-        )
     }
 
     /// The wait after one more claim that found nothing (or could not be made).
@@ -730,6 +718,12 @@ impl ClaimMachine {
             return None;
         };
         held.then_some((item, token))
+    }
+
+    /// Whether the slot is stopped: it claims nothing more and holds nothing. A claim cancelled
+    /// by [`stop`](ClaimMachine::stop) may still be in flight, to be given back when it arrives.
+    pub fn is_stopped(&self) -> bool {
+        matches!(self.slot, Slot::Stopped)
     }
 
     /// The item in hand and its token, safe or not, until its settlement ends.
@@ -1807,6 +1801,7 @@ mod tests {
         );
         assert_eq!(m.in_hand(), None);
         assert_eq!(m.poll_timeout(), None);
+        assert!(m.is_stopped());
         // The loop claims on.
         let mut m = holding();
         m.release(at(100)).unwrap();
