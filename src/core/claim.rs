@@ -783,24 +783,6 @@ impl ClaimMachine {
         self.settle(now, SettleOperation::Fail, claim_next)
     }
 
-    /// Gives the item in hand back unused (a [`ClaimRequestKind::GiveBack`], when the claim is
-    /// still safely held: one that is not is lost instead, and the grantor redelivers it at its
-    /// expiry). Then claims the next item, unless the slot is stopping or one-shot.
-    pub fn release(&mut self, now: Now) -> Result<(), ClaimUsageError> {
-        let Slot::Holding { .. } = self.slot else {
-            return Err(ClaimUsageError::NoClaim);
-        };
-        self.holder.release(now);
-        self.drain_holder();
-        self.fresh_holder();
-        if self.stopping || self.one_shot {
-            self.slot = Slot::Stopped;
-        } else {
-            self.claim(now);
-        }
-        Ok(())
-    }
-
     /// The host's idle callback has run: the idle wait under way starts over from `now`, so the
     /// wait between claims that found nothing is never shortened by the time the callback took.
     pub fn idle_begins(&mut self, now: Now) {
@@ -1684,7 +1666,6 @@ mod tests {
     fn settle_without_a_claim_is_a_usage_error() {
         let mut m = machine();
         assert_eq!(m.complete(at(0), true), Err(ClaimUsageError::NoClaim));
-        assert_eq!(m.release(at(0)), Err(ClaimUsageError::NoClaim));
     }
 
     fn one_shot() -> ClaimMachine {
@@ -1785,49 +1766,6 @@ mod tests {
                 .collect::<Vec<_>>(),
             [ClaimRequestKind::Claim { claim_ms: 3_000 }]
         );
-    }
-
-    #[test]
-    fn release_gives_the_item_back_and_a_one_shot_slot_stops() {
-        let mut m = one_shot_holding();
-        m.release(at(100)).unwrap();
-        let out = drain(&mut m);
-        assert_eq!(
-            sent(&out).iter().map(|r| r.kind).collect::<Vec<_>>(),
-            [ClaimRequestKind::GiveBack {
-                item: 5,
-                token: token(1)
-            }]
-        );
-        assert_eq!(m.in_hand(), None);
-        assert_eq!(m.poll_timeout(), None);
-        assert!(m.is_stopped());
-        // The loop claims on.
-        let mut m = holding();
-        m.release(at(100)).unwrap();
-        let kinds: Vec<_> = sent(&drain(&mut m)).iter().map(|r| r.kind).collect();
-        assert!(
-            matches!(
-                kinds[..],
-                [
-                    ClaimRequestKind::GiveBack { .. },
-                    ClaimRequestKind::Claim { .. }
-                ]
-            ),
-            "{kinds:?}"
-        );
-    }
-
-    #[test]
-    fn release_of_a_lapsed_claim_is_a_loss_not_a_give_back() {
-        let mut m = one_shot_holding();
-        m.release(at(2_500)).unwrap();
-        let out = drain(&mut m);
-        assert!(sent(&out).is_empty(), "{out:?}");
-        assert!(matches!(
-            events(&out)[..],
-            [ClaimEvent::Lost { item: 5, .. }]
-        ));
     }
 
     #[test]
