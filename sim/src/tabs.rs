@@ -789,12 +789,9 @@ impl World {
                 self.input(tab, |e, now| e.join(now))
             }
             ToElection::Leave => self.input(tab, |e, now| e.leave(now, false)),
-            // The page names the hold it yields: a yield that arrives after that hold ended
-            // must not end the next one (`yield_role` itself takes no epoch).
-            ToElection::Yield(epoch) if self.tabs[tab].election.epoch() == Some(epoch) => {
-                self.input(tab, |e, now| e.yield_role(now))
-            }
-            ToElection::Yield(_) => {}
+            // As the engine does: the epoch the page stopped believing, whatever the election
+            // holds by the time the yield arrives.
+            ToElection::Yield(epoch) => self.input(tab, |e, now| e.yield_role(now, epoch)),
             ToElection::Check => self.input(tab, |e, now| e.check(now)),
         }
     }
