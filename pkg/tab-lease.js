@@ -410,7 +410,11 @@ export class TabLease {
         close: () => worker.terminate(),
         // Stopping the worker frees its Web Lock and channel at once: nothing is left running
         // that could keep the page out of the back/forward cache, or hold the role from it.
+        // What it posted and the page has not heard yet is dropped with it: it speaks of a
+        // candidate that no longer exists, whose hold the page must not take up on rejoining.
         detach: () => {
+          worker.onmessage = null;
+          worker.onerror = null;
           worker.terminate();
           return true;
         },

@@ -277,9 +277,11 @@ enum Due {
         inc: u32,
         msg: ToElection,
     },
+    /// From the election incarnation `inc` to the page `page`.
     Page {
         tab: usize,
         page: u32,
+        inc: u32,
         msg: ToPage,
     },
     PageTick {
@@ -621,7 +623,12 @@ impl World {
             }
             Due::Storage { tab, inc, op } => self.storage(tab, inc, op),
             Due::Election { tab, inc, msg } => self.arrive_at_election(tab, inc, msg),
-            Due::Page { tab, page, msg } => self.arrive_at_page(tab, page, msg),
+            Due::Page {
+                tab,
+                page,
+                inc,
+                msg,
+            } => self.arrive_at_page(tab, page, inc, msg),
             Due::PageTick { tab, page } => {
                 if self.tabs[tab].page.id == page {
                     self.page_action(tab);
@@ -712,6 +719,7 @@ impl World {
                     Due::Page {
                         tab,
                         page,
+                        inc,
                         msg: ToPage::Ping,
                     },
                 );
@@ -740,6 +748,7 @@ impl World {
                     Due::Page {
                         tab,
                         page,
+                        inc,
                         msg: ToPage::Event(event, stamp),
                     },
                 );
@@ -1017,8 +1026,12 @@ impl World {
         self.running(tab) && !self.tabs[tab].page.hung
     }
 
-    fn arrive_at_page(&mut self, tab: usize, page: u32, msg: ToPage) {
-        if self.tabs[tab].page.id != page || self.tabs[tab].ctx == Ctx::Dead {
+    fn arrive_at_page(&mut self, tab: usize, page: u32, inc: u32, msg: ToPage) {
+        // The page hears only the election it runs now: a worker it terminated (`pagehide`,
+        // restored from the cache) speaks for a candidate that no longer exists, whose hold the
+        // page must not take up again when it rejoins.
+        let current = self.tabs[tab].page.id == page && self.tabs[tab].inc == inc;
+        if !current || self.tabs[tab].ctx == Ctx::Dead {
             return;
         }
         if !self.page_runs(tab) {
@@ -1258,6 +1271,9 @@ impl World {
         t.listening = false;
         t.timer_gen += 1;
         t.parked.clear();
+        // What it sent the page and the page has not heard yet goes with it.
+        t.parked_page.clear();
+        t.page.pong_owed = false;
         t.left_frozen = false;
     }
 
@@ -1265,7 +1281,6 @@ impl World {
         self.stop_election(tab);
         let page = self.tabs[tab].page.id + 1;
         self.tabs[tab].page = self.page(tab, page);
-        self.tabs[tab].parked_page.clear();
         self.tabs[tab].ctx = Ctx::Dead;
     }
 
@@ -1389,9 +1404,9 @@ impl World {
             let d = self.page_latency_for(tab, false);
             self.send(tab, d, ToElection::Pong);
         }
-        let page = self.tabs[tab].page.id;
+        let (page, inc) = (self.tabs[tab].page.id, self.tabs[tab].inc);
         for msg in std::mem::take(&mut self.tabs[tab].parked_page) {
-            self.arrive_at_page(tab, page, msg);
+            self.arrive_at_page(tab, page, inc, msg);
         }
     }
 
