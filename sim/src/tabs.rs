@@ -761,6 +761,14 @@ impl World {
         self.at(self.t + delay, Due::Election { tab, inc, msg });
     }
 
+    /// A message from the page that arrives as soon as it can: after everything the page sent
+    /// the election before it (postMessage keeps order), without a latency of its own.
+    fn post_now(&mut self, tab: usize, msg: ToElection) {
+        let at = self.t.max(self.tabs[tab].to_worker_at);
+        self.tabs[tab].to_worker_at = at;
+        self.send(tab, at - self.t, msg);
+    }
+
     fn arrive_at_election(&mut self, tab: usize, inc: u32, msg: ToElection) {
         if self.tabs[tab].inc != inc || self.tabs[tab].ctx == Ctx::Dead {
             return;
@@ -1305,7 +1313,7 @@ impl World {
                     let rejoin = std::mem::take(&mut self.tabs[tab].page.left);
                     if rejoin {
                         self.tabs[tab].page.candidate = true;
-                        self.send(tab, 0, ToElection::Join);
+                        self.post_now(tab, ToElection::Join);
                     }
                     self.resume(tab);
                 }
@@ -1329,7 +1337,7 @@ impl World {
                     self.note(format!("tab{tab} reloads"));
                     self.tabs[tab].ctx = Ctx::Running;
                     self.tabs[tab].page.candidate = true;
-                    self.send(tab, 0, ToElection::Join);
+                    self.post_now(tab, ToElection::Join);
                     self.page_tick(tab);
                 }
             }
@@ -1441,7 +1449,7 @@ impl World {
             self.recover(tab, Recover::Unhang);
             if !self.tabs[tab].page.candidate {
                 self.tabs[tab].page.candidate = true;
-                self.send(tab, 0, ToElection::Join);
+                self.post_now(tab, ToElection::Join);
             }
             if self.running(tab) {
                 self.arm_timer(tab);
