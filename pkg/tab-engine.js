@@ -270,9 +270,9 @@ export class TabEngine {
         this.#input((core, mono, wall) => core.leave(mono, wall, message.now === true));
         break;
       case "yield":
-        // The page stopped believing (its own clocks said the hold ran out): step down, stay a
-        // candidate.
-        this.#input((core, mono, wall) => core.yieldRole(mono, wall));
+        // The page stopped believing the hold `epoch` (its own clocks said it ran out): the core
+        // steps down if that is still the current hold, and stays a candidate.
+        this.#input((core, mono, wall) => core.yieldRole(mono, wall, message.epoch));
         break;
       case "check":
         this.#input((core, mono, wall) => core.check(mono, wall));

@@ -410,7 +410,11 @@ export class TabLease {
         close: () => worker.terminate(),
         // Stopping the worker frees its Web Lock and channel at once: nothing is left running
         // that could keep the page out of the back/forward cache, or hold the role from it.
+        // What it posted and the page has not heard yet is dropped with it: it speaks of a
+        // candidate that no longer exists, whose hold the page must not take up on rejoining.
         detach: () => {
+          worker.onmessage = null;
+          worker.onerror = null;
           worker.terminate();
           return true;
         },
@@ -542,11 +546,13 @@ export class TabLease {
   #update(reason) {
     if (this.#closed) return;
     // The core says where the hold stands by this side's clocks, and which lapse ended it.
+    const epoch = this.#page.epoch;
     const standing = this.#page.standing(perf.now(), Date.now());
     if (standing === "expired") {
       // The hold ran out here (a freeze, a hang, messages that never came): the core dropped it;
-      // have the engine step down so the role is freed.
-      this.#post({ type: "yield" });
+      // have the engine step down so the role is freed. The yield names the hold: it may arrive
+      // after the engine moved on to a newer one, which it must not end.
+      this.#post({ type: "yield", epoch });
     }
     if (standing === "expired" || standing === "grantor_lost") reason = standing;
     const active = standing === "holds";

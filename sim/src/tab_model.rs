@@ -657,7 +657,8 @@ impl TabModel {
             }
             TabAction::Yield(i) => {
                 s.yields -= 1;
-                s.input(i, |e, now| e.yield_role(now))?;
+                let epoch = s.tabs[i].election.epoch().unwrap_or(0);
+                s.input(i, |e, now| e.yield_role(now, epoch))?;
             }
             TabAction::Drop(k) => {
                 s.net.remove(k);

@@ -277,9 +277,11 @@ enum Due {
         inc: u32,
         msg: ToElection,
     },
+    /// From the election incarnation `inc` to the page `page`.
     Page {
         tab: usize,
         page: u32,
+        inc: u32,
         msg: ToPage,
     },
     PageTick {
@@ -621,7 +623,12 @@ impl World {
             }
             Due::Storage { tab, inc, op } => self.storage(tab, inc, op),
             Due::Election { tab, inc, msg } => self.arrive_at_election(tab, inc, msg),
-            Due::Page { tab, page, msg } => self.arrive_at_page(tab, page, msg),
+            Due::Page {
+                tab,
+                page,
+                inc,
+                msg,
+            } => self.arrive_at_page(tab, page, inc, msg),
             Due::PageTick { tab, page } => {
                 if self.tabs[tab].page.id == page {
                     self.page_action(tab);
@@ -712,6 +719,7 @@ impl World {
                     Due::Page {
                         tab,
                         page,
+                        inc,
                         msg: ToPage::Ping,
                     },
                 );
@@ -740,6 +748,7 @@ impl World {
                     Due::Page {
                         tab,
                         page,
+                        inc,
                         msg: ToPage::Event(event, stamp),
                     },
                 );
@@ -750,6 +759,14 @@ impl World {
     fn send(&mut self, tab: usize, delay: u64, msg: ToElection) {
         let inc = self.tabs[tab].inc;
         self.at(self.t + delay, Due::Election { tab, inc, msg });
+    }
+
+    /// A message from the page that arrives as soon as it can: after everything the page sent
+    /// the election before it (postMessage keeps order), without a latency of its own.
+    fn post_now(&mut self, tab: usize, msg: ToElection) {
+        let at = self.t.max(self.tabs[tab].to_worker_at);
+        self.tabs[tab].to_worker_at = at;
+        self.send(tab, at - self.t, msg);
     }
 
     fn arrive_at_election(&mut self, tab: usize, inc: u32, msg: ToElection) {
@@ -789,12 +806,9 @@ impl World {
                 self.input(tab, |e, now| e.join(now))
             }
             ToElection::Leave => self.input(tab, |e, now| e.leave(now, false)),
-            // The page names the hold it yields: a yield that arrives after that hold ended
-            // must not end the next one (`yield_role` itself takes no epoch).
-            ToElection::Yield(epoch) if self.tabs[tab].election.epoch() == Some(epoch) => {
-                self.input(tab, |e, now| e.yield_role(now))
-            }
-            ToElection::Yield(_) => {}
+            // As the engine does: the epoch the page stopped believing, whatever the election
+            // holds by the time the yield arrives.
+            ToElection::Yield(epoch) => self.input(tab, |e, now| e.yield_role(now, epoch)),
             ToElection::Check => self.input(tab, |e, now| e.check(now)),
         }
     }
@@ -1020,8 +1034,12 @@ impl World {
         self.running(tab) && !self.tabs[tab].page.hung
     }
 
-    fn arrive_at_page(&mut self, tab: usize, page: u32, msg: ToPage) {
-        if self.tabs[tab].page.id != page || self.tabs[tab].ctx == Ctx::Dead {
+    fn arrive_at_page(&mut self, tab: usize, page: u32, inc: u32, msg: ToPage) {
+        // The page hears only the election it runs now: a worker it terminated (`pagehide`,
+        // restored from the cache) speaks for a candidate that no longer exists, whose hold the
+        // page must not take up again when it rejoins.
+        let current = self.tabs[tab].page.id == page && self.tabs[tab].inc == inc;
+        if !current || self.tabs[tab].ctx == Ctx::Dead {
             return;
         }
         if !self.page_runs(tab) {
@@ -1261,6 +1279,9 @@ impl World {
         t.listening = false;
         t.timer_gen += 1;
         t.parked.clear();
+        // What it sent the page and the page has not heard yet goes with it.
+        t.parked_page.clear();
+        t.page.pong_owed = false;
         t.left_frozen = false;
     }
 
@@ -1268,7 +1289,6 @@ impl World {
         self.stop_election(tab);
         let page = self.tabs[tab].page.id + 1;
         self.tabs[tab].page = self.page(tab, page);
-        self.tabs[tab].parked_page.clear();
         self.tabs[tab].ctx = Ctx::Dead;
     }
 
@@ -1293,7 +1313,7 @@ impl World {
                     let rejoin = std::mem::take(&mut self.tabs[tab].page.left);
                     if rejoin {
                         self.tabs[tab].page.candidate = true;
-                        self.send(tab, 0, ToElection::Join);
+                        self.post_now(tab, ToElection::Join);
                     }
                     self.resume(tab);
                 }
@@ -1317,7 +1337,7 @@ impl World {
                     self.note(format!("tab{tab} reloads"));
                     self.tabs[tab].ctx = Ctx::Running;
                     self.tabs[tab].page.candidate = true;
-                    self.send(tab, 0, ToElection::Join);
+                    self.post_now(tab, ToElection::Join);
                     self.page_tick(tab);
                 }
             }
@@ -1392,9 +1412,9 @@ impl World {
             let d = self.page_latency_for(tab, false);
             self.send(tab, d, ToElection::Pong);
         }
-        let page = self.tabs[tab].page.id;
+        let (page, inc) = (self.tabs[tab].page.id, self.tabs[tab].inc);
         for msg in std::mem::take(&mut self.tabs[tab].parked_page) {
-            self.arrive_at_page(tab, page, msg);
+            self.arrive_at_page(tab, page, inc, msg);
         }
     }
 
@@ -1429,7 +1449,7 @@ impl World {
             self.recover(tab, Recover::Unhang);
             if !self.tabs[tab].page.candidate {
                 self.tabs[tab].page.candidate = true;
-                self.send(tab, 0, ToElection::Join);
+                self.post_now(tab, ToElection::Join);
             }
             if self.running(tab) {
                 self.arm_timer(tab);

@@ -68,17 +68,21 @@ pub enum TabMutation {
     /// A candidate granted the Web Lock builds its grant on a live takeover grant by another,
     /// whose writer steals the lock from it next: both hold until one hears.
     LockedGrantOverTakeover,
+    /// A yield ends whatever hold is current, not only the one the page stopped believing: a
+    /// late yield ends the next hold, which the page believes in.
+    YieldIgnoresEpoch,
 }
 
 impl TabMutation {
     /// Every mutation, for tests that must catch them all.
-    pub const ALL: [TabMutation; 6] = [
+    pub const ALL: [TabMutation; 7] = [
         TabMutation::LeavingIgnoresEpoch,
         TabMutation::BlindTakeover,
         TabMutation::EpochNotIncreased,
         TabMutation::UngatedHeartbeat,
         TabMutation::NoTransitBackdating,
         TabMutation::LockedGrantOverTakeover,
+        TabMutation::YieldIgnoresEpoch,
     ];
 }
 
@@ -757,11 +761,17 @@ impl TabElection {
         self.withdraw(TabEndReason::Closed, false, AfterRelease::Close);
     }
 
-    /// The page stopped believing the hold (its own clocks said it ran out, see [`TabMirror`]):
-    /// step down and log the release, but stay a candidate.
-    pub fn yield_role(&mut self, now: Now) {
+    /// The page stopped believing the hold `epoch` (its own clocks said it ran out, see
+    /// [`TabMirror`]): step down and log the release, but stay a candidate.
+    ///
+    /// A yield for any hold but the current one is ignored: the page posts it when its mirror
+    /// runs out, and it may arrive after that hold ended and the next one began (the page was
+    /// hung or frozen while the reports queued up). That next hold is one the page has not
+    /// stopped believing; ending it would leave the page acting on a role the election gave up.
+    pub fn yield_role(&mut self, now: Now, epoch: u64) {
         self.clock.observe(now);
-        if let Step::Held(_) = self.step {
+        let ignores_epoch = self.mutated(TabMutation::YieldIgnoresEpoch);
+        if matches!(&self.step, Step::Held(hold) if hold.epoch == epoch || ignores_epoch) {
             self.end(TabEndReason::Yielded, false, AfterRelease::Wait);
         }
     }

@@ -456,7 +456,7 @@ fn a_yielding_tab_releases_and_stays_a_candidate() {
     world.join(0);
     world.run(10);
     let now = world.time();
-    world.tabs[0].election.yield_role(now);
+    world.tabs[0].election.yield_role(now, 1);
     world.settle();
     assert!(world.tabs[0].events.contains(&TabEvent::Lost {
         epoch: 1,
@@ -477,6 +477,45 @@ fn a_yielding_tab_releases_and_stays_a_candidate() {
 }
 
 #[test]
+fn a_late_yield_leaves_the_next_hold() {
+    let mut world = World::new(vec![config("a", true)]);
+    world.join(0);
+    world.run(10);
+    let now = world.time();
+    world.tabs[0].election.yield_role(now, 1);
+    world.settle();
+    world.run(10);
+    assert_eq!(world.tabs[0].active, Some(2));
+    let entries = world.log.len();
+    let events = world.tabs[0].events.len();
+    // The page's yield of hold 1 again, arriving late: hold 2 is not the one it gave up.
+    let now = world.time();
+    world.tabs[0].election.yield_role(now, 1);
+    world.settle();
+    assert_eq!(world.tabs[0].election.epoch(), Some(2));
+    assert_eq!(world.tabs[0].active, Some(2));
+    assert_eq!(world.log.len(), entries);
+    assert_eq!(world.tabs[0].events.len(), events);
+    // Its yield of hold 2 steps down and logs the release.
+    let now = world.time();
+    world.tabs[0].election.yield_role(now, 2);
+    world.settle();
+    assert_eq!(
+        world.tabs[0].events.get(events),
+        Some(&TabEvent::Lost {
+            epoch: 2,
+            reason: TabEndReason::Yielded,
+            logged: true,
+        })
+    );
+    let release = world
+        .log
+        .get(entries)
+        .map(|e| (e.record.kind, e.record.epoch));
+    assert_eq!(release, Some((EntryKind::Release, 2)));
+}
+
+#[test]
 fn a_release_never_lands_on_another_holders_grant() {
     let mut world = World::new(vec![config("a", false), config("b", false)]);
     world.join(0);
@@ -489,7 +528,7 @@ fn a_release_never_lands_on_another_holders_grant() {
     // The frozen tab wakes, and its page yields before its worker noticed anything.
     world.tabs[0].context_frozen = false;
     let now = world.time();
-    world.tabs[0].election.yield_role(now);
+    world.tabs[0].election.yield_role(now, 1);
     world.settle();
     let kinds: Vec<_> = world
         .log
@@ -886,6 +925,26 @@ mod mutations {
                 .push_back((1, Notice::Leaving { holder, epoch: 0 }));
             world.settle();
             world.run(3_000);
+        }));
+    }
+
+    #[test]
+    fn a_late_yield_ends_the_next_hold_under_the_yield_mutation() {
+        let mut world = World::new(vec![mutated("a", true, TabMutation::YieldIgnoresEpoch)]);
+        world.join(0);
+        world.run(10);
+        let now = world.time();
+        world.tabs[0].election.yield_role(now, 1);
+        world.settle();
+        world.run(10);
+        assert_eq!(world.tabs[0].election.epoch(), Some(2));
+        let now = world.time();
+        world.tabs[0].election.yield_role(now, 1);
+        world.settle();
+        assert!(world.tabs[0].events.contains(&TabEvent::Lost {
+            epoch: 2,
+            reason: TabEndReason::Yielded,
+            logged: true,
         }));
     }
 

@@ -205,10 +205,15 @@ impl TabElectionCore {
         self.core.leave(holder_now(mono_ms, wall_ms), immediately);
     }
 
-    /// Steps down and stays a candidate (the page stopped believing).
+    /// Steps down and stays a candidate: the page stopped believing the hold `epoch`. A yield
+    /// for another hold, or with an epoch that is not one, names no current hold and changes
+    /// nothing.
     #[wasm_bindgen(skip_jsdoc, js_name = yieldRole)]
-    pub fn yield_role(&mut self, mono_ms: f64, wall_ms: f64) {
-        self.core.yield_role(holder_now(mono_ms, wall_ms));
+    pub fn yield_role(&mut self, mono_ms: f64, wall_ms: f64, epoch: f64) {
+        if let Ok(epoch) = Token::from_f64(epoch) {
+            self.core
+                .yield_role(holder_now(mono_ms, wall_ms), epoch.get());
+        }
     }
 
     /// Re-validates after a freeze, sleep or the back/forward cache.
