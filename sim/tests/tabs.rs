@@ -152,3 +152,30 @@ fn tabs_world_catches_every_tab_mutation() {
         "mutations no tabs seed below {SEED_BUDGET} caught: {missed:?}"
     );
 }
+
+/// Seeds that exposed bugs, each fixed since. They must keep passing.
+#[test]
+fn tab_seeds_that_found_bugs_stay_fixed() {
+    for (seed, bug) in [
+        (
+            396,
+            "the world delivered a stopped worker's held-back messages to the page it restored",
+        ),
+        (
+            2104,
+            "the world's joins overtook a leave the page had posted just before",
+        ),
+        (
+            9657,
+            "the page's mirror believed a report read across a wall step back, which hid the \
+             sleep after it",
+        ),
+    ] {
+        let outcome = run_tabs(seed, TabMutants::NONE);
+        assert!(
+            outcome.violation.is_none(),
+            "seed {seed} ({bug}) broke again: {:?}",
+            outcome.violation
+        );
+    }
+}

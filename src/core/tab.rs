@@ -28,7 +28,7 @@ use super::config::{check_renewal_timing, default_retry_base, ConfigError};
 use super::lease::Lease;
 use super::observed::Observer;
 use super::rng::Jitter;
-use super::time::{Clock, Micros, MonoTime, Now, WallTime};
+use super::time::{Clock, Micros, MonoTime, Now, WallTime, WALL_JITTER_TOLERANCE};
 use crate::protocol::Token;
 
 /// After a holder's page announced it is leaving, how long candidates let the Web Lock pass on
@@ -1690,7 +1690,8 @@ impl TabMirror {
 
     /// Records a report, received at `now` (`now_origin` on the shared time line), that the
     /// hold `token` had `remaining` left when it was stamped `sent`. A report with nothing left
-    /// after its transit changes nothing.
+    /// after its transit changes nothing, and so does one read by a wall clock behind its stamp
+    /// (beyond [`WALL_JITTER_TOLERANCE`]): a step back in transit could hide a sleep after it.
     pub fn accept(
         &mut self,
         now: Now,
@@ -1699,6 +1700,12 @@ impl TabMirror {
         remaining: Micros,
         sent: Stamp,
     ) {
+        if now.wall.0.saturating_add(WALL_JITTER_TOLERANCE.0) < sent.wall.0 {
+            // The wall clock stepped back while the report was out. The monotonic clocks of
+            // the two contexts miss a sleep, so a sleep after the step would go uncounted: the
+            // report is not believed, and the hold's next report (or its end) decides.
+            return;
+        }
         let transit = if self.mutated(TabMutation::NoTransitBackdating) {
             Micros::ZERO
         } else {

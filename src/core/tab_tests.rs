@@ -645,6 +645,39 @@ fn the_mirror_back_dates_a_report_by_its_transit() {
     assert_eq!(late.safe_until(), None);
 }
 
+/// A report read by a wall clock behind its stamp crossed a step back: a sleep after the step
+/// would show on neither context's monotonic clock, nor on the wall clock, so it is not
+/// believed (tenure-sim tabs seed 9657). Within the wall clock's jitter it still is.
+#[test]
+fn the_mirror_does_not_believe_a_report_across_a_wall_step_back() {
+    let token = Token::new(3).unwrap();
+    let sent = Stamp {
+        wall: WallTime(WALL0 + 10_000 * MS),
+        origin: Micros(10_000 * MS),
+    };
+    let mut mirror = TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000)).unwrap();
+    // Read 20 ms later on the shared time line, by a wall clock stepped back 1,638 s.
+    let now = Now::from_micros(500 * MS, WALL0 + 10_020 * MS - 1_638_000 * MS);
+    mirror.accept(
+        now,
+        Micros(10_020 * MS),
+        token,
+        Micros::from_ms(4_000),
+        sent,
+    );
+    assert!(!mirror.holds(now));
+    // A wall clock a few milliseconds behind the stamp is jitter between contexts.
+    let now = Now::from_micros(500 * MS, WALL0 + 9_995 * MS);
+    mirror.accept(
+        now,
+        Micros(10_020 * MS),
+        token,
+        Micros::from_ms(4_000),
+        sent,
+    );
+    assert!(mirror.holds(now));
+}
+
 /// A report stamped at `at_ms` on both clocks (origin and wall), with `left_ms` remaining.
 fn report(at_ms: u64) -> (Stamp, Micros) {
     let stamp = Stamp {
