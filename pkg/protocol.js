@@ -8,6 +8,7 @@ import {
   ERROR_CODE,
   FIRST_TOKEN,
   MAX_DURATION_MS,
+  MAX_ERROR_BYTES,
   MAX_HOLDER_LENGTH,
   MAX_REPLY_BYTES,
   MAX_REQUEST_ID_LENGTH,
@@ -22,7 +23,7 @@ import {
   maxBatchReplyBytes,
 } from "./protocol-rules.js";
 
-export { ERROR_CODE, MAX_REPLY_BYTES, REMEMBERED_LEASES, RENEW_REFUSAL, maxBatchReplyBytes };
+export { ERROR_CODE, MAX_ERROR_BYTES, MAX_REPLY_BYTES, REMEMBERED_LEASES, RENEW_REFUSAL, maxBatchReplyBytes };
 
 const LIMITS = Object.freeze({
   maxToken: MAX_TOKEN,

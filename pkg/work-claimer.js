@@ -6,9 +6,10 @@
 
 import { coreModule } from "./core.js";
 import { LeaseError, fromCore } from "./errors.js";
+import { MAX_ERROR_BYTES } from "./protocol.js";
 import { ClaimCore, checkClaimerNames, claimHeartbeatMs, processConcurrency } from "./glue/tenure.js";
 
-// Failure reports are stored with the item; the grantor refuses bodies over 64 KiB.
+// Failure reports are stored with the item: each text of one is cut to this many characters.
 const MAX_ERROR_TEXT = 4096;
 
 function configError(field, message) {
@@ -27,21 +28,55 @@ function fromTheCore(call) {
 
 /** What `fail(error)` stores: Errors as `{name, message, code?}`, other values as JSON allows. */
 function describeError(error) {
+  let described;
   if (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)) {
-    const described = {
-      name: String(error.name ?? "Error"),
-      message: String(error.message).slice(0, MAX_ERROR_TEXT),
+    described = {
+      name: cut(String(error.name ?? "Error"), MAX_ERROR_TEXT),
+      message: cut(String(error.message), MAX_ERROR_TEXT),
     };
-    if (typeof error.code === "string") described.code = error.code;
-    return described;
+    if (typeof error.code === "string") described.code = cut(error.code, MAX_ERROR_TEXT);
+  } else {
+    try {
+      const text = JSON.stringify(error);
+      if (text !== undefined && text.length <= MAX_ERROR_TEXT) described = error;
+    } catch {
+      // Not JSON (cycles, BigInt): fall through to its string form.
+    }
+    described ??= cut(String(error), MAX_ERROR_TEXT);
   }
-  try {
-    const text = JSON.stringify(error);
-    if (text !== undefined && text.length <= MAX_ERROR_TEXT) return error;
-  } catch {
-    // Not JSON (cycles, BigInt): fall through to its string form.
+  // The grantor refuses an error over MAX_ERROR_BYTES as stored, and escaping can make a text up
+  // to six times longer (control characters): halve the texts until it fits, so that a failure
+  // is never refused for its description.
+  while (storedBytes(described) > MAX_ERROR_BYTES) {
+    if (typeof described === "string") described = halve(described);
+    else if (typeof described === "object" && described !== null && "message" in described) {
+      described = { ...described, name: halve(described.name), message: halve(described.message) };
+      if (described.code !== undefined) described.code = halve(described.code);
+    } else described = halve(String(JSON.stringify(described)));
   }
-  return String(error).slice(0, MAX_ERROR_TEXT);
+  return described;
+}
+
+const utf8 = new TextEncoder();
+
+/** The bytes `value` takes as JSON text, as the grantor stores it (no whitespace). */
+function storedBytes(value) {
+  return utf8.encode(JSON.stringify(value)).length;
+}
+
+function halve(text) {
+  return cut(text, Math.floor(text.length / 2));
+}
+
+/**
+ * The first `length` UTF-16 units of `text`, never ending inside a character, and with any lone
+ * surrogate replaced: the grantor's JSON parser refuses an escaped lone surrogate.
+ */
+function cut(text, length) {
+  let kept = text.slice(0, length);
+  const last = kept.charCodeAt(kept.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) kept = kept.slice(0, -1);
+  return kept.toWellFormed?.() ?? kept;
 }
 
 /** Errors from the core's glue become the package's, with their `kind`; others pass unchanged. */

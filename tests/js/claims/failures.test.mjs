@@ -149,4 +149,26 @@ describe("work claims under failure", () => {
     assert.match(record.lastError.message, /poison item/);
     assert.equal(await new WorkClaimer(client, { queue, workerId: "w", claimMs: CLAIM_MS, marginMs: MARGIN_MS }).claim(), null);
   });
+
+  it("a failure is never refused for its description: huge, escaped or broken texts are cut to fit", { timeout: 30_000 }, async () => {
+    const queue = "described";
+    const errors = [
+      // Control characters take six bytes each once escaped: 4096 of them would be 24 KiB.
+      Object.assign(new Error("\u0001".repeat(100_000)), { name: "\u0002".repeat(100_000), code: "\u0003".repeat(100_000) }),
+      // A cut inside a surrogate pair, and a lone surrogate, which the grantor's parser refuses.
+      new Error(`${"x".repeat(4095)}\u{1f600}`),
+      new Error("lone \ud800 surrogate"),
+      "\u0004".repeat(100_000),
+      { detail: "\u0005".repeat(4000) },
+    ];
+    await enqueueAll(client, queue, errors.map((_, n) => ({ n })));
+    const claimer = new WorkClaimer(client, { queue, workerId: "w", claimMs: 10_000, marginMs: 2_000 });
+    for (const error of errors) {
+      const claim = await claimer.claim();
+      const failed = await claim.fail(error);
+      assert.ok(["pending", "dead"].includes(failed.state), `refused: ${String(error).slice(0, 40)}`);
+      const record = await client.queueItem(queue, claim.item.id);
+      assert.notEqual(record.lastError, null);
+    }
+  });
 });
