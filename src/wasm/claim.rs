@@ -8,12 +8,13 @@ use js_sys::{JsString, Object};
 use wasm_bindgen::prelude::*;
 
 use super::error::{config_error, get, lease_error, set};
-use super::js::now_ms;
-use super::lease::now_or_expired;
+use super::js::{random_seed, request_prefix};
+use super::lease::now;
+use super::reply::failure_from_error;
 use crate::core::{
     claim_failure_kind, claim_gone, is_item_id, ClaimConfig, ClaimEvent, ClaimMachine, ClaimOutput,
-    ClaimReply, ClaimRequestKind, ClaimUsageError, Failure, FailureKind, HeartbeatReply, Micros,
-    Now, RequestId, SettleReply,
+    ClaimReply, ClaimRequestKind, ClaimUsageError, Failure, FailureKind, HeartbeatReply, RequestId,
+    SettleReply,
 };
 use crate::protocol::Token;
 
@@ -66,20 +67,6 @@ pub fn process_concurrency(concurrency: JsValue) -> Result<u32, JsValue> {
     ClaimConfig::check_concurrency(given(&concurrency)).map_err(|e| config_error(&e))
 }
 
-/// Jitter seeds only need to differ between workers; Math.random is everywhere, crypto is not.
-fn seed() -> u64 {
-    let high = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    let low = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    (high << 32) | low
-}
-
-/// Reads the clocks. A host whose clocks return garbage gets a reading far in the future on the
-/// wall clock, which makes every claim look expired: failing safe.
-fn now() -> Now {
-    let (mono, wall) = now_ms();
-    now_or_expired(mono, wall).unwrap_or(Now::from_micros(0, u64::MAX / 2))
-}
-
 /// A request id as JavaScript sees it: its decimal digits, exact at any size (a number would not
 /// be past 2^53). Written by hand to keep Rust's formatting machinery out of the module.
 fn id_string(id: RequestId) -> JsString {
@@ -112,37 +99,6 @@ fn parse_id(id: &JsValue) -> Option<RequestId> {
         n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
     }
     Some(RequestId(n))
-}
-
-/// `holderId:<random>:`-style prefix of the claim request ids sent to the grantor, so they stay
-/// unique across slots and process restarts.
-fn request_prefix(worker_id: &JsValue) -> JsString {
-    let random = js_sys::Number::from(js_sys::Math::random() * 9_007_199_254_740_991.0)
-        .to_string_with_radix(36)
-        .unwrap_or_else(|_| JsString::from("0"));
-    let separator = JsValue::from_str(":");
-    JsString::from(worker_id.as_string().unwrap_or_default())
-        .concat(&separator)
-        .concat(&random)
-        .concat(&separator)
-}
-
-/// A grantor that rejects may say what kind of failure it was (`HttpGrantor` does, through the
-/// error's `kind` and `retryAfterMs`); any other rejection means "unreachable".
-fn failure_from_error(error: &JsValue) -> Failure {
-    let kind = match get(error, "kind").as_string().as_deref() {
-        Some("server_error") => FailureKind::Server,
-        Some("rate_limited") => FailureKind::RateLimited,
-        Some("bad_request") => FailureKind::BadRequest,
-        Some("malformed_reply") => FailureKind::Malformed,
-        Some("timed_out") => FailureKind::TimedOut,
-        _ => FailureKind::Unreachable,
-    };
-    let retry_after = get(error, "retryAfterMs")
-        .as_f64()
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-        .map(Micros::from_ms_f64);
-    Failure { kind, retry_after }
 }
 
 /// Whether the grantor's error says the claim is gone for good ([`claim_gone`]).
@@ -285,7 +241,7 @@ impl ClaimCore {
         idle_delay_max_ms: JsValue,
         one_shot: bool,
     ) -> Result<ClaimCore, JsValue> {
-        let config = claim_config(&claim_ms, &margin_ms, &request_timeout_ms, seed())?
+        let config = claim_config(&claim_ms, &margin_ms, &request_timeout_ms, random_seed())?
             .with_idle_ms(given(&idle_delay_ms), given(&idle_delay_max_ms));
         let timeout_ms = config.settle_timeout().as_ms_f64();
         let machine = if one_shot {

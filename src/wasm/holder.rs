@@ -17,13 +17,15 @@ use js_sys::{Array, Float64Array, Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::error::{config_error, get, lease_error, set};
-use super::js::{clear_timeout, now_ms, set_timeout, then_call, AbortController};
-use super::lease::now_or_expired;
-use super::reply::{grant_outcome, renew_outcome};
+use super::js::{
+    clear_timeout, random_seed, request_prefix, set_timeout, then_call, AbortController,
+};
+use super::lease::{now, now_or_expired};
+use super::reply::{failure_from_error, grant_outcome, renew_outcome};
 use super::window::PublishedWindow;
 use crate::core::{
     AcquireFailure, ConfigError, Event, Failure, FailureKind, Holder, HolderConfig,
-    HolderOptionsMs, Micros, MonoTime, Now, Output, Phase, Reply, Request, RequestId, RequestKind,
+    HolderOptionsMs, Micros, MonoTime, Output, Phase, Reply, Request, RequestId, RequestKind,
 };
 
 /// The JavaScript side of a holder: what it talks to and whom it tells. Cells, not `RefCell`s,
@@ -63,13 +65,6 @@ impl Drop for Shared {
             controller.abort();
         }
     }
-}
-
-/// Reads the clocks. A host whose clocks return garbage gets a reading far in the future on the
-/// wall clock, which makes every lease look expired: failing safe.
-fn now() -> Now {
-    let (mono, wall) = now_ms();
-    now_or_expired(mono, wall).unwrap_or(Now::from_micros(0, u64::MAX / 2))
 }
 
 /// Runs `step` on the core, between recording the reading the package's `Lease` answered from
@@ -131,27 +126,6 @@ fn method(grantor: &JsValue, name: &'static str) -> Option<Function> {
     get(grantor, name).dyn_into::<Function>().ok()
 }
 
-/// `holderId:<random>:`, so request ids stay unique across holders and process restarts. Built
-/// with JavaScript's number formatting to keep Rust's formatting machinery out of the module.
-fn request_prefix(holder_id: &JsValue) -> JsString {
-    let random = js_sys::Number::from(js_sys::Math::random() * 9_007_199_254_740_991.0)
-        .to_string_with_radix(36)
-        .unwrap_or_else(|_| JsString::from("0"));
-    let separator = JsValue::from_str(":");
-    holder_id
-        .unchecked_ref::<JsString>()
-        .concat(&separator)
-        .concat(&random)
-        .concat(&separator)
-}
-
-fn random_u64() -> u64 {
-    // Jitter only needs to differ between holders; Math.random is everywhere, crypto is not.
-    let high = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    let low = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    (high << 32) | low
-}
-
 #[wasm_bindgen]
 impl HolderCore {
     /// Validates the configuration (errors name the option) and prepares the holder.
@@ -185,7 +159,7 @@ impl HolderCore {
         };
         let lease_ms = required_number(&config, "leaseMs")?;
         let margin_ms = required_number(&config, "marginMs")?;
-        let core = HolderConfig::from_ms(lease_ms, margin_ms, options, random_u64())
+        let core = HolderConfig::from_ms(lease_ms, margin_ms, options, random_seed())
             .map_err(|e| config_error(&e))?;
         let config = (
             core.lease.as_ms_f64(),
@@ -516,24 +490,6 @@ fn send(shared: &Rc<Shared>, request: Request) {
         drive(&shared);
     });
     let _ = then_call(&settled(&promise), &on_settled);
-}
-
-/// A grantor that rejects may say what kind of failure it was (`HttpGrantor` does, through the
-/// error's `kind` and `retryAfterMs`); any other rejection means "unreachable".
-fn failure_from_error(error: &JsValue) -> Failure {
-    let kind = match get(error, "kind").as_string().as_deref() {
-        Some("server_error") => FailureKind::Server,
-        Some("rate_limited") => FailureKind::RateLimited,
-        Some("bad_request") => FailureKind::BadRequest,
-        Some("malformed_reply") => FailureKind::Malformed,
-        Some("timed_out") => FailureKind::TimedOut,
-        _ => FailureKind::Unreachable,
-    };
-    let retry_after = get(error, "retryAfterMs")
-        .as_f64()
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-        .map(Micros::from_ms_f64);
-    Failure { kind, retry_after }
 }
 
 fn forget_in_flight(shared: &Shared, id: RequestId) {

@@ -54,3 +54,27 @@ pub fn then_call(promise: &js_sys::Promise, on_fulfilled: &JsValue) -> js_sys::P
 pub fn now_ms() -> (f64, f64) {
     (performance_now(), date_now())
 }
+
+/// A seed for retry jitter: seeds only need to differ between holders and workers, and
+/// `Math.random` is everywhere, `crypto` is not.
+pub fn random_seed() -> u64 {
+    let high = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    let low = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    (high << 32) | low
+}
+
+/// `id:<random>:`, the prefix of the request ids a holder or worker `id` sends, so they stay
+/// unique across holders, slots and process restarts. Built with JavaScript's number formatting
+/// to keep Rust's formatting machinery out of the module.
+pub fn request_prefix(id: &JsValue) -> js_sys::JsString {
+    let random = js_sys::Number::from(js_sys::Math::random() * 9_007_199_254_740_991.0)
+        .to_string_with_radix(36)
+        .unwrap_or_else(|_| js_sys::JsString::from("0"));
+    let separator = JsValue::from_str(":");
+    id.dyn_ref::<js_sys::JsString>()
+        .cloned()
+        .unwrap_or_else(|| js_sys::JsString::from(""))
+        .concat(&separator)
+        .concat(&random)
+        .concat(&separator)
+}

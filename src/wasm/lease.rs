@@ -23,6 +23,13 @@ pub(crate) fn now_or_expired(mono_ms: f64, wall_ms: f64) -> Option<Now> {
     Now::from_ms(mono_ms, wall_ms).ok()
 }
 
+/// Reads the clocks for a holder or a claim. A host whose clocks return garbage gets a reading
+/// far in the future on the wall clock, which makes every lease look expired: failing safe.
+pub(crate) fn now() -> Now {
+    let (mono, wall) = super::js::now_ms();
+    now_or_expired(mono, wall).unwrap_or(Now::from_micros(0, u64::MAX / 2))
+}
+
 impl LeaseCore {
     /// Runs one step on the lease: first the reading JavaScript answered from the window, then
     /// `step`, then the window as it now stands.

@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::get;
 use super::js::date_now;
+use crate::core::{Failure, FailureKind, Micros};
 use crate::protocol::{
     retry_after_ms, GrantOutcome, GrantReply, MalformedReply, RenewOutcome, RenewRefusal,
     RenewReply, Token,
@@ -118,4 +119,22 @@ fn optional_string(reply: &JsValue, key: &'static str) -> Result<Option<String>,
         .as_string()
         .map(Some)
         .ok_or(MalformedReply::BadField(key))
+}
+
+/// A grantor that rejects may say what kind of failure it was (`HttpGrantor` does, through the
+/// error's `kind` and `retryAfterMs`); any other rejection means "unreachable".
+pub fn failure_from_error(error: &JsValue) -> Failure {
+    let kind = match get(error, "kind").as_string().as_deref() {
+        Some("server_error") => FailureKind::Server,
+        Some("rate_limited") => FailureKind::RateLimited,
+        Some("bad_request") => FailureKind::BadRequest,
+        Some("malformed_reply") => FailureKind::Malformed,
+        Some("timed_out") => FailureKind::TimedOut,
+        _ => FailureKind::Unreachable,
+    };
+    let retry_after = get(error, "retryAfterMs")
+        .as_f64()
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .map(Micros::from_ms_f64);
+    Failure { kind, retry_after }
 }
