@@ -215,7 +215,7 @@ pub struct LogRecord {
     /// Whether this grant was written by a takeover (a holder judged expired by observation),
     /// before its writer holds the Web Lock: it is about to steal the lock. A candidate granted
     /// the lock meanwhile must not build on it, for the thief will take the lock from it.
-    /// Always `false` but in a [`EntryKind::Grant`].
+    /// Written only on a [`EntryKind::Grant`], and counted only there.
     pub takeover: bool,
 }
 
@@ -672,15 +672,6 @@ impl TabElection {
             Step::Held(hold) => hold.lease.remaining(now),
             _ => Micros::ZERO,
         }
-    }
-
-    /// How long until the observed holder may be taken over, by this candidate's clocks (zero:
-    /// now), or `None` before the log was read. A free log is open at once without Web Locks;
-    /// with them the lock decides, and only a lock holder that never wrote (hung right after
-    /// locking) is waited out.
-    pub fn until_open(&mut self, now: Now) -> Option<Micros> {
-        let now = self.clock.observe(now);
-        self.open_in(now)
     }
 
     /// The newest entry seen, as `(seq, holder, epoch)`: what a denial names.
@@ -1237,6 +1228,10 @@ impl TabElection {
         self.seen.clone().unwrap_or_else(|| Seen::of(None))
     }
 
+    /// How long until the observed holder may be taken over, by this candidate's clocks (zero:
+    /// now), or `None` before the log was read. A free log is open at once without Web Locks;
+    /// with them the lock decides, and only a lock holder that never wrote (hung right after
+    /// locking) is waited out.
     fn open_in(&mut self, now: Now) -> Option<Micros> {
         let seen = self.seen.as_ref()?;
         let expiry = self.observer.remaining(now).unwrap_or(self.config.lease);

@@ -55,7 +55,8 @@ fn entry_from(value: &JsValue) -> Option<LogEntry> {
             kind,
             lease,
             locks: get(value, "locks").as_bool().unwrap_or(false),
-            takeover: kind == EntryKind::Grant && get(value, "takeover").as_bool() == Some(true),
+            // Only a grant can be a takeover; the core reads it so (`LogRecord::takeover`).
+            takeover: get(value, "takeover").as_bool() == Some(true),
         },
     })
 }
