@@ -188,12 +188,7 @@ fn settle_failure(error: &JsValue) -> SettleReply {
     if get(error, "code").as_string().as_deref() != Some("ERR_GRANTOR") {
         return SettleReply::Error;
     }
-    let kind = match get(error, "kind").as_string().as_deref() {
-        Some("bad_request") => FailureKind::BadRequest,
-        Some("malformed_reply") => FailureKind::Malformed,
-        _ => FailureKind::Unreachable,
-    };
-    SettleReply::Failed(Failure::of(kind))
+    SettleReply::Failed(failure_from_error(error))
 }
 
 fn grantor_error(message: &str, kind: &str) -> JsValue {
