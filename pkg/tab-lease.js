@@ -311,25 +311,29 @@ export class TabLease {
    */
   async release() {
     if (this.#closed) return;
-    this.#candidate = false;
-    this.#rejoin = false;
-    this.#stepDown("released");
+    this.#withdraw();
     await this.#leave();
   }
 
-  /** Releases, stops the heartbeat worker and removes every listener. */
+  /**
+   * Releases, stops the heartbeat worker and removes every listener. The instance is `"closed"`
+   * from the call on; the promise resolves once the role is free and the worker stopped.
+   */
   async close() {
     if (this.#closed) return;
-    await this.release();
+    this.#withdraw();
+    // Closed before the release is confirmed: the next tab may take the role while the worker's
+    // answer is still on its way, and this instance must not read as a mere "idle" one then.
     this.#closed = true;
-    for (const unlisten of this.#unlisten) unlisten();
-    this.#unlisten = [];
-    clearTimeout(this.#mirrorTimer);
     for (const waiter of this.#waiters) {
       waiter.signal?.removeEventListener("abort", waiter.onAbort);
       waiter.reject(closedError());
     }
     this.#waiters.clear();
+    await this.#leave();
+    for (const unlisten of this.#unlisten) unlisten();
+    this.#unlisten = [];
+    clearTimeout(this.#mirrorTimer);
     const transport = this.#transport;
     if (transport !== null) {
       await new Promise((resolve) => {
@@ -363,6 +367,13 @@ export class TabLease {
   #fencedStore() {
     this.#store ??= new FencedStore(this.#name);
     return this.#store;
+  }
+
+  /** Steps down (if active) and stops being a candidate. */
+  #withdraw() {
+    this.#candidate = false;
+    this.#rejoin = false;
+    this.#stepDown("released");
   }
 
   #grant() {
