@@ -38,7 +38,8 @@ use std::fmt::Write as _;
 
 use tenure::core::{
     AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice, Now,
-    ObservedMutation, Stamp, TabConfig, TabElection, TabEvent, TabMirror, TabMutation, TabOutput,
+    ObservedMutation, Stamp, TabConfig, TabElection, TabEndReason, TabEvent, TabMirror,
+    TabMutation, TabOutput,
 };
 use tenure::protocol::Token;
 
@@ -84,6 +85,14 @@ pub enum TabInvariant {
     /// A release was appended on top of another hold's entry: the role then reads as free
     /// while that hold lives, and the next grant reuses its epoch.
     ReleaseOverOtherHold,
+    /// A tab stole the Web Lock while its takeover grant was no longer the newest entry: it
+    /// takes the lock from whoever followed that grant, a live holder.
+    StealOverNewerHold,
+    /// A page still believed a hold when its election ended it by expiry (and let the Web Lock
+    /// go to the next tab).
+    PageOutlivesElection,
+    /// A yield the page sent for an earlier hold ended the election's current one.
+    StaleYield,
     /// The run did not settle (too many steps).
     Runaway,
 }
@@ -146,7 +155,9 @@ pub struct TabParams {
     pub rho_ppm: i64,
     /// Mean storage latency, µs.
     pub storage_latency: u64,
-    /// Chance a storage operation takes up to two renew intervals.
+    /// Chance a storage operation stalls: up to two renew intervals, and one stall in ten up to
+    /// two leases (a disk that stops, another context's long transaction), so that answers can
+    /// come after the write they answer has run out.
     pub storage_slow: f64,
     /// Chance a storage operation fails.
     pub storage_failure: f64,
@@ -577,6 +588,9 @@ impl World {
 
     fn storage_latency(&mut self) -> u64 {
         if !self.healed && self.rng.chance(self.p.storage_slow) {
+            if self.rng.chance(0.1) {
+                return self.rng.range(0, 2 * self.p.lease);
+            }
             return self.rng.range(0, 2 * self.p.renew_interval);
         }
         self.rng.exponential(self.p.storage_latency)
@@ -737,6 +751,24 @@ impl World {
                     }
                     self.highest_active = self.highest_active.max(epoch);
                 }
+                if let TabEvent::Lost {
+                    epoch,
+                    reason: TabEndReason::Expired,
+                    ..
+                } = event
+                {
+                    // The election lets the lock go with this, and the next tab may be active at
+                    // once: the page's mirror of the hold, counting on its own clock, must
+                    // already have run out.
+                    let page = &mut self.tabs[tab].page;
+                    if page.role == Some(epoch) && !page.left && page.mirror.holds(now) {
+                        let detail = format!(
+                            "tab{tab}'s page still believes epoch {epoch}, which its election let \
+                             expire"
+                        );
+                        self.fail(TabInvariant::PageOutlivesElection, detail);
+                    }
+                }
                 let stamp = Stamp {
                     wall: now.wall,
                     origin: Micros(now.mono.0),
@@ -801,14 +833,25 @@ impl World {
             ToElection::Lock(id, event) => self.input(tab, |e, now| e.handle_lock(now, id, event)),
             ToElection::Notice(notice) => self.input(tab, |e, now| e.handle_notice(now, notice)),
             ToElection::Pong => self.input(tab, |e, now| e.handle_pong(now)),
-            ToElection::Join => {
-                self.tabs[tab].page.candidate = true;
-                self.input(tab, |e, now| e.join(now))
-            }
+            // The page marked itself a candidate when it sent this (as `TabLease` does): a
+            // join that arrives after the page left again must not make it one.
+            ToElection::Join => self.input(tab, |e, now| e.join(now)),
             ToElection::Leave => self.input(tab, |e, now| e.leave(now, false)),
             // As the engine does: the epoch the page stopped believing, whatever the election
             // holds by the time the yield arrives.
-            ToElection::Yield(epoch) => self.input(tab, |e, now| e.yield_role(now, epoch)),
+            ToElection::Yield(epoch) => {
+                let held = self.tabs[tab].election.epoch();
+                self.input(tab, |e, now| e.yield_role(now, epoch));
+                if held.is_some_and(|held| held != epoch) && self.tabs[tab].election.epoch() != held
+                {
+                    // The page never stopped believing the hold the election has now.
+                    let detail = format!(
+                        "tab{tab}'s yield of epoch {epoch} ended the hold of epoch {}",
+                        held.unwrap_or_default()
+                    );
+                    self.fail(TabInvariant::StaleYield, detail);
+                }
+            }
             ToElection::Check => self.input(tab, |e, now| e.check(now)),
         }
     }
@@ -905,13 +948,16 @@ impl World {
                 }
             }
         }
-        if record.kind == EntryKind::Grant {
+        // A writer whose slot had been pruned lands behind the newest entry: overtaken. Its
+        // entry stays in the log, as in IndexedDB (the add cannot be undone within the one-shot
+        // transaction), but no reader takes it for the newest and it is no hold.
+        let overtaken = newest.is_some_and(|(seq, _)| seq > slot);
+        if record.kind == EntryKind::Grant && !overtaken {
             self.grants
                 .insert((record.holder.clone(), record.epoch), slot);
         }
         self.log.insert(slot, record);
-        // A writer whose slot had been pruned lands behind the newest entry: overtaken.
-        if newest.is_some_and(|(seq, _)| seq > slot) {
+        if overtaken {
             return AppendOutcome::Conflict;
         }
         AppendOutcome::Appended
@@ -979,6 +1025,20 @@ impl World {
 
     fn request_lock(&mut self, tab: usize, inc: u32, id: IoId, steal: bool) {
         if steal {
+            let instance = &self.tabs[tab].election.config().instance;
+            let newest = self.log.last_key_value().map(|(_, r)| r);
+            if !newest.is_some_and(|r| &r.holder == instance && r.kind == EntryKind::Grant) {
+                let detail = format!(
+                    "{instance} steals the lock while the newest entry is {}",
+                    newest.map_or("none".to_owned(), |r| format!(
+                        "{} {} epoch {}",
+                        r.kind.as_str(),
+                        r.holder,
+                        r.epoch
+                    ))
+                );
+                self.fail(TabInvariant::StealOverNewerHold, detail);
+            }
             if let Some((holder, held_inc, held)) = self.locks.holder.take() {
                 self.note(format!("tab{tab} steals the lock from tab{holder}"));
                 self.lock_event(holder, held_inc, held, LockEvent::Lost);
@@ -1126,6 +1186,7 @@ impl World {
                 page.candidate = false;
                 page.role = None;
                 page.mirror.clear();
+                self.note(format!("tab{tab}'s page leaves"));
                 let d = self.page_latency_for(tab, false);
                 self.send(tab, d, ToElection::Leave);
                 let later = self.rng.range(0, 2 * self.p.lease);
@@ -1383,6 +1444,7 @@ impl World {
                 let page = &mut self.tabs[tab].page;
                 if !page.candidate && !page.left {
                     page.candidate = true;
+                    self.note(format!("tab{tab}'s page joins again"));
                     let d = self.page_latency_for(tab, false);
                     self.send(tab, d, ToElection::Join);
                 }
@@ -1448,6 +1510,7 @@ impl World {
             }
             self.recover(tab, Recover::Unhang);
             if !self.tabs[tab].page.candidate {
+                self.note(format!("tab{tab}'s page joins at the heal"));
                 self.tabs[tab].page.candidate = true;
                 self.post_now(tab, ToElection::Join);
             }

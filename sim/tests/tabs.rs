@@ -89,6 +89,14 @@ fn same_tab_seed_same_run() {
     );
 }
 
+/// Mutations the world reaches too rarely to catch within the seed budget, each caught by a
+/// test of the core instead. `MirrorWithoutClockSlack` needs a page whose clock credits a fast
+/// wall clock later than its election's, then a sleep that ends the hold within that lag: the
+/// world found the bug it stands for once in 200,000 seeds (seed 68260 before the fix), and
+/// `core::tab::tests::mutations::a_mirror_without_clock_slack_outlives_the_election` builds the
+/// case directly.
+const CORE_TEST_MUTATIONS: [TabMutation; 1] = [TabMutation::MirrorWithoutClockSlack];
+
 /// Every mutation must be caught with some seed below this.
 const SEED_BUDGET: u64 = 2_000;
 
@@ -103,10 +111,11 @@ fn first_catch(mutants: TabMutants) -> Option<(u64, TabInvariant)> {
 fn tabs_world_catches_every_tab_mutation() {
     let results = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        // The model check catches the rest (tests/model_check.rs).
-        let world_mutations = TabMutation::ALL
-            .into_iter()
-            .filter(|mutation| !MODEL_ONLY_MUTATIONS.contains(mutation));
+        // The model check catches the rest (tests/model_check.rs), and the core's own tests
+        // the one left to them (see CORE_TEST_MUTATIONS).
+        let world_mutations = TabMutation::ALL.into_iter().filter(|mutation| {
+            !MODEL_ONLY_MUTATIONS.contains(mutation) && !CORE_TEST_MUTATIONS.contains(mutation)
+        });
         for mutation in world_mutations {
             let results = &results;
             scope.spawn(move || {

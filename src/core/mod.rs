@@ -58,7 +58,8 @@ pub use rng::Jitter;
 pub use tab::{
     AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Notice, PageHold, PageStanding,
     Stamp, TabConfig, TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput,
-    TabPhase, KEPT_ENTRIES, LEAVING_GRACE, LOCKED_GRANT_ATTEMPTS, RELEASE_ATTEMPTS,
+    TabPhase, KEPT_ENTRIES, LEAVING_GRACE, LOCKED_GRANT_ATTEMPTS, MIRROR_CLOCK_SLACK,
+    RELEASE_ATTEMPTS,
 };
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 pub use wake::{WakeDetector, WakeMutation, WAKE_CHECK_INTERVAL};

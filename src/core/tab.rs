@@ -71,11 +71,18 @@ pub enum TabMutation {
     /// A yield ends whatever hold is current, not only the one the page stopped believing: a
     /// late yield ends the next hold, which the page believes in.
     YieldIgnoresEpoch,
+    /// A takeover steals the lock once its grant is appended however late the append's answer
+    /// came: a grant that already ran out takes the lock from the live holder that followed it.
+    LateTakeoverSteals,
+    /// The page's mirror believes down to the election's margin: counting time on its own
+    /// clock, it may credit a fast wall clock later than the election and still believe when the
+    /// election has stepped down and the next tab holds the lock.
+    MirrorWithoutClockSlack,
 }
 
 impl TabMutation {
     /// Every mutation, for tests that must catch them all.
-    pub const ALL: [TabMutation; 7] = [
+    pub const ALL: [TabMutation; 9] = [
         TabMutation::LeavingIgnoresEpoch,
         TabMutation::BlindTakeover,
         TabMutation::EpochNotIncreased,
@@ -83,6 +90,8 @@ impl TabMutation {
         TabMutation::NoTransitBackdating,
         TabMutation::LockedGrantOverTakeover,
         TabMutation::YieldIgnoresEpoch,
+        TabMutation::LateTakeoverSteals,
+        TabMutation::MirrorWithoutClockSlack,
     ];
 }
 
@@ -986,9 +995,17 @@ impl TabElection {
                 io: Takeover::Writing(writing),
             } if writing == id => match outcome {
                 AppendOutcome::Appended => {
-                    let hold = self.new_hold(now, sent, after + 1, epoch, true);
+                    let mut hold = self.new_hold(now, sent, after + 1, epoch, true);
                     if !self.config.web_locks || matches!(self.lock, Lock::Held(_)) {
                         self.become_active(now, hold);
+                    } else if !hold.lease.is_safely_held(now)
+                        && !self.mutated(TabMutation::LateTakeoverSteals)
+                    {
+                        // The append's answer came so late (slow storage, a frozen worker) that
+                        // the grant has no safe time left: others may already have judged it
+                        // expired and taken the role on. Stealing now would take the lock from
+                        // that live holder for a grant nobody may act on.
+                        self.start_waiting();
                     } else {
                         // The role is ours in the log: now take the lock from the frozen or hung
                         // holder. Its request fails when it runs again, and its next heartbeat
@@ -1642,6 +1659,19 @@ pub struct Stamp {
     pub origin: Micros,
 }
 
+/// How much sooner than the election the page's mirror stops believing: twice
+/// [`WALL_JITTER_TOLERANCE`].
+///
+/// The page and the election count time on separate [`Clock`]s, and a clock credits the wall
+/// clock's run-ahead (a sleep, a fast wall clock) only once it exceeds the tolerance, from the
+/// readings it happened to take. A report carries the election's count, without the run-ahead
+/// the election had not credited yet (up to one tolerance), which the election credits later
+/// and the page, whose clock starts after it, never does; and at any instant the page may hold
+/// up to one more tolerance uncredited. So the election may have counted up to two tolerances
+/// more. When its count runs out it steps down and lets the Web Lock go, and the next tab is
+/// active at once: the page must have stopped believing by then (tenure-sim tabs seed 68260).
+pub const MIRROR_CLOCK_SLACK: Micros = Micros(2 * WALL_JITTER_TOLERANCE.0);
+
 /// The page's view of a hold reported by the election running in another context (the
 /// heartbeat worker): it ends when the reported one does, minus the report's transit as measured
 /// on both clocks, so a late message can only shorten the page's belief. When it stops holding,
@@ -1650,24 +1680,41 @@ pub struct Stamp {
 #[derive(Clone, Debug)]
 pub struct TabMirror {
     lease: Lease,
+    /// The election's lease settings, which [`TabMutation::MirrorWithoutClockSlack`] uses.
+    #[cfg(feature = "mutations")]
+    election: Lease,
     #[cfg(feature = "mutations")]
     mutation: Option<TabMutation>,
 }
 
 impl TabMirror {
-    /// A mirror of a lease of `duration`, believed only while more than `margin` remains.
+    /// A mirror of a lease of `duration` with the election's `margin`, believed only while more
+    /// than that margin and [`MIRROR_CLOCK_SLACK`] remain.
     pub fn new(duration: Micros, margin: Micros) -> Result<TabMirror, ConfigError> {
+        // The election's own timing must be valid; the mirror's margin then fits below the
+        // duration (at the very least it believes nothing, which is safe).
+        #[cfg_attr(not(feature = "mutations"), allow(unused_variables))]
+        let election = Lease::new(duration, margin)?;
+        let mirror_margin = margin
+            .saturating_add(MIRROR_CLOCK_SLACK)
+            .min(Micros(duration.0 - 1));
         Ok(TabMirror {
-            lease: Lease::new(duration, margin)?,
+            lease: Lease::validated(duration, mirror_margin),
+            #[cfg(feature = "mutations")]
+            election,
             #[cfg(feature = "mutations")]
             mutation: None,
         })
     }
 
     /// Runs the deliberately broken variant `mutation` (only the mirror's own,
-    /// [`TabMutation::NoTransitBackdating`], takes effect here).
+    /// [`TabMutation::NoTransitBackdating`] and [`TabMutation::MirrorWithoutClockSlack`], take
+    /// effect here).
     #[cfg(feature = "mutations")]
     pub fn with_mutation(mut self, mutation: Option<TabMutation>) -> TabMirror {
+        if mutation == Some(TabMutation::MirrorWithoutClockSlack) {
+            self.lease = self.election.clone();
+        }
         self.mutation = mutation;
         self
     }

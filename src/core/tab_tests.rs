@@ -25,6 +25,9 @@ struct Tab {
     was_frozen: bool,
     /// Outputs not carried out while the context is frozen.
     parked: Vec<TabOutput>,
+    /// Delay before this tab hears how an append went (slow storage), in ms; the log changes
+    /// at once.
+    append_answer_delay: u64,
 }
 
 struct World {
@@ -36,6 +39,8 @@ struct World {
     highest_epoch: u64,
     /// Notices waiting for delivery: (to, notice).
     notices: VecDeque<(usize, Notice)>,
+    /// Append answers held back by `append_answer_delay`: (due at, tab, id, outcome).
+    late_answers: Vec<(u64, usize, IoId, AppendOutcome)>,
 }
 
 fn config(instance: &str, web_locks: bool) -> TabConfig {
@@ -71,10 +76,12 @@ impl World {
                     events: Vec::new(),
                     parked: Vec::new(),
                     was_frozen: false,
+                    append_answer_delay: 0,
                 })
                 .collect(),
             highest_epoch: 0,
             notices: VecDeque::new(),
+            late_answers: Vec::new(),
         }
     }
 
@@ -151,7 +158,13 @@ impl World {
                 } else {
                     AppendOutcome::Conflict
                 };
-                self.tabs[tab].election.handle_append(now, id, outcome);
+                match self.tabs[tab].append_answer_delay {
+                    0 => self.tabs[tab].election.handle_append(now, id, outcome),
+                    delay => {
+                        let due = self.now + delay * MS;
+                        self.late_answers.push((due, tab, id, outcome));
+                    }
+                }
             }
             TabOutput::RequestLock { id, steal } => {
                 if steal {
@@ -250,6 +263,14 @@ impl World {
                     continue;
                 }
                 let now = self.time();
+                let (due, later) = self
+                    .late_answers
+                    .drain(..)
+                    .partition(|(at, to, _, _)| *to == tab && *at <= self.now);
+                self.late_answers = later;
+                for (_, _, id, outcome) in due {
+                    self.tabs[tab].election.handle_append(now, id, outcome);
+                }
                 if let Some(at) = self.tabs[tab].pong_at {
                     if at <= self.now && !self.tabs[tab].page_frozen {
                         self.tabs[tab].pong_at = None;
@@ -448,6 +469,54 @@ fn a_takeover_that_loses_the_race_goes_back_to_waiting() {
     world.run(10_000);
     let holds: Vec<_> = (0..2).filter(|&t| world.tabs[t].active.is_some()).collect();
     assert_eq!(holds.len(), 1);
+}
+
+/// `b`'s takeover grant is written, but `b` hears so only after the grant has run out, when
+/// `c` has taken the role over from it and holds the lock. `b` must not steal the lock then.
+fn late_takeover_answer(b: TabConfig) -> World {
+    let mut world = World::new(vec![config("a", true), b, config("c", true)]);
+    world.join(0);
+    world.run(10);
+    world.join(1);
+    world.join(2);
+    world.run(1_500);
+    // a's context freezes with the lock held. Only b takes over: c's page answers pings late.
+    world.tabs[2].pong_delay = 3_000;
+    world.tabs[1].append_answer_delay = 9_000;
+    world.tabs[0].page_frozen = true;
+    world.tabs[0].context_frozen = true;
+    for _ in 0..10_000 {
+        if world.log.last().is_some_and(|e| e.record.holder == "b") {
+            break;
+        }
+        world.run(1);
+    }
+    assert_eq!(world.log.last().map(|e| e.record.epoch), Some(2));
+    world.tabs[2].pong_delay = 0;
+    world.run(20_000);
+    world
+}
+
+#[test]
+fn a_takeover_heard_of_too_late_does_not_steal_the_lock() {
+    let world = late_takeover_answer(config("b", true));
+    assert_eq!(world.tabs[1].active, None, "{:?}", world.tabs[1].events);
+    assert_eq!(world.tabs[2].active, Some(3), "{:?}", world.tabs[2].events);
+    assert!(!stolen(&world.tabs[2]), "{:?}", world.tabs[2].events);
+    assert!(world.late_answers.is_empty());
+}
+
+/// Whether a hold of `tab` ended with its lock stolen.
+fn stolen(tab: &Tab) -> bool {
+    tab.events.iter().any(|e| {
+        matches!(
+            e,
+            TabEvent::Lost {
+                reason: TabEndReason::Stolen,
+                ..
+            }
+        )
+    })
 }
 
 #[test]
@@ -678,6 +747,42 @@ fn the_mirror_does_not_believe_a_report_across_a_wall_step_back() {
     assert!(mirror.holds(now));
 }
 
+/// One context's readings at `mono_us` on a machine whose wall clock runs 3 % fast.
+fn fast_wall(mono_us: u64) -> Now {
+    Now::from_micros(mono_us, WALL0 + mono_us + mono_us * 3 / 100)
+}
+
+/// Whether, checking every millisecond, the page's `mirror` ever believes a hold the election
+/// no longer holds. The election's clock has read a fast wall clock since its grant at 0 and
+/// reports at 800 ms with 24 ms of run-ahead not yet credited; the page reads from then on.
+fn mirror_outlives_the_election(mirror: TabMirror) -> bool {
+    let mut mirror = mirror;
+    let token = Token::new(1).unwrap();
+    let mut election = Lease::new(Micros::from_ms(5_000), Micros::from_ms(1_000)).unwrap();
+    election.grant_at(token, fast_wall(0), fast_wall(0));
+    for ms in 1..800 {
+        assert!(election.is_safely_held(fast_wall(ms * MS)));
+    }
+    let sent = fast_wall(800 * MS);
+    let remaining = election.remaining(sent);
+    let stamp = Stamp {
+        wall: sent.wall,
+        origin: Micros(sent.mono.0),
+    };
+    mirror.accept(sent, Micros(sent.mono.0), token, remaining, stamp);
+    (800..5_000).any(|ms| {
+        let now = fast_wall(ms * MS);
+        let election_holds = election.is_safely_held(now);
+        mirror.holds(now) && !election_holds
+    })
+}
+
+#[test]
+fn the_mirror_stops_believing_before_the_election_on_its_own_clock() {
+    let mirror = TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000)).unwrap();
+    assert!(!mirror_outlives_the_election(mirror));
+}
+
 /// A report stamped at `at_ms` on both clocks (origin and wall), with `left_ms` remaining.
 fn report(at_ms: u64) -> (Stamp, Micros) {
     let stamp = Stamp {
@@ -686,6 +791,9 @@ fn report(at_ms: u64) -> (Stamp, Micros) {
     };
     (stamp, Micros(at_ms * MS))
 }
+
+/// How much sooner than the election's margin a page stops believing, in ms.
+const SLACK_MS: u64 = MIRROR_CLOCK_SLACK.0 / MS;
 
 /// Where the page's monotonic clock stands at `page_now(0)`: far enough from zero that a hold
 /// reported with part of its lease gone starts before it.
@@ -735,18 +843,24 @@ fn the_page_holds_while_its_role_stands() {
     assert_eq!(page.standing(page_now(0)), PageStanding::NotHeld);
     grant_role(&mut page, 1, 0, 5_000);
     assert_eq!(page.epoch(), Token::new(1).ok());
-    assert_eq!(page.standing(page_now(3_999)), PageStanding::Holds);
-    assert_eq!(page.safe_until(), page_mono(4_000));
+    assert_eq!(
+        page.standing(page_now(3_999 - SLACK_MS)),
+        PageStanding::Holds
+    );
+    assert_eq!(page.safe_until(), page_mono(4_000 - SLACK_MS));
     // A renewal of another hold is stale; one of this hold extends it.
     let (sent, origin) = report(3_000);
     let now = page_now(3_000);
     let left = Micros::from_ms(5_000);
     page.role_renewed(now, origin, Token::new(2).unwrap(), left, sent);
-    assert_eq!(page.safe_until(), page_mono(4_000));
+    assert_eq!(page.safe_until(), page_mono(4_000 - SLACK_MS));
     page.role_renewed(now, origin, Token::new(1).unwrap(), left, sent);
-    assert_eq!(page.safe_until(), page_mono(7_000));
+    assert_eq!(page.safe_until(), page_mono(7_000 - SLACK_MS));
     // Running out is reported once: the role is dropped, the page yields once.
-    assert_eq!(page.standing(page_now(7_000)), PageStanding::Expired);
+    assert_eq!(
+        page.standing(page_now(7_000 - SLACK_MS)),
+        PageStanding::Expired
+    );
     assert_eq!(page.epoch(), None);
     assert_eq!(page.standing(page_now(7_000)), PageStanding::NotHeld);
     assert_eq!(page.safe_until(), None);
@@ -794,9 +908,13 @@ fn in_global_mode_the_page_holds_only_with_the_grantor_lease() {
     assert_eq!(page.standing(page_now(10)), PageStanding::AwaitingGrantor);
     assert!(grant_grantor(&mut page, 7, 0, 3_000));
     assert_eq!(page.standing(page_now(10)), PageStanding::Holds);
-    // The sooner of the two ends the safe time: the grantor lease's 3 s less the 1 s margin.
-    assert_eq!(page.safe_until(), page_mono(2_000));
-    assert_eq!(page.standing(page_now(2_000)), PageStanding::GrantorLost);
+    // The sooner of the two ends the safe time: the grantor lease's 3 s less the 1 s margin
+    // (and the mirror's slack).
+    assert_eq!(page.safe_until(), page_mono(2_000 - SLACK_MS));
+    assert_eq!(
+        page.standing(page_now(2_000 - SLACK_MS)),
+        PageStanding::GrantorLost
+    );
     // Reported once; the role still stands, waiting for the lease again.
     assert_eq!(
         page.standing(page_now(2_000)),
@@ -1015,6 +1133,20 @@ mod mutations {
             world.tabs[0].context_frozen = true;
             world.run(10_000);
         }));
+    }
+
+    #[test]
+    fn a_late_takeover_answer_steals_from_a_live_holder_under_its_mutation() {
+        let world = late_takeover_answer(mutated("b", true, TabMutation::LateTakeoverSteals));
+        assert!(stolen(&world.tabs[2]), "{:?}", world.tabs[2].events);
+    }
+
+    #[test]
+    fn a_mirror_without_clock_slack_outlives_the_election() {
+        let mirror = TabMirror::new(Micros::from_ms(5_000), Micros::from_ms(1_000))
+            .unwrap()
+            .with_mutation(Some(TabMutation::MirrorWithoutClockSlack));
+        assert!(mirror_outlives_the_election(mirror));
     }
 
     #[test]
