@@ -38,7 +38,7 @@ use super::holder::{
     RequestKind,
 };
 use super::rng::Jitter;
-use super::time::{Micros, MonoTime, Now};
+use super::time::{Clock, Micros, MonoTime, Now};
 use crate::protocol::{
     is_valid_name, GrantOutcome, RenewOutcome, RenewRefusal, Token, MAX_QUEUE_LEN, MAX_WORKER_LEN,
 };
@@ -1156,10 +1156,12 @@ impl ClaimMachine {
             operation,
             end,
         });
-        // The holder's heartbeats end with the settlement; replies to them are ignored.
+        // The holder's heartbeats end with the settlement; replies to them are ignored. Its
+        // clock has seen every reading since the attempt that brought a next claim was sent.
+        let clock = *self.holder.clock();
         self.fresh_holder();
         if let Some((sent, reply)) = next {
-            self.claimed_with_settlement(sent, now, reply);
+            self.claimed_with_settlement(clock, sent, now, reply);
         } else if self.stopping || !claim_apart {
             self.slot = Slot::Stopped;
         } else {
@@ -1171,7 +1173,7 @@ impl ClaimMachine {
     /// the claim's request, so the fresh holder's grant attempt is taken as sent then (the
     /// claim's clock starts when it was sent, as for any claim) and is not sent again; the reply
     /// is then the holder's like any claim reply. A slot stopped since gives the claim back.
-    fn claimed_with_settlement(&mut self, sent: Now, now: Now, reply: ClaimReply) {
+    fn claimed_with_settlement(&mut self, clock: Clock, sent: Now, now: Now, reply: ClaimReply) {
         self.slot = Slot::Claiming;
         self.last_item = None;
         #[cfg(feature = "mutations")]
@@ -1180,8 +1182,7 @@ impl ClaimMachine {
         } else {
             sent
         };
-        // A fresh holder is always idle, so the acquire cannot be refused.
-        let _ = self.holder.acquire(sent, false);
+        self.holder.acquire_sent(clock, sent, now);
         let mut grant = None;
         while let Some(output) = self.holder.poll_output() {
             if let Output::Send(request) = output {
@@ -1214,6 +1215,7 @@ enum AfterClaim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::time::WallTime;
 
     #[test]
     fn claimer_rules_decide_names_concurrency_ids_and_gone_claims() {
@@ -1592,6 +1594,27 @@ mod tests {
         assert_eq!(m.poll_timeout(), Some(at(1_100).mono));
         assert_eq!(m.safely_held(at(2_450)), Some((6, token(1))));
         assert_eq!(m.safely_held(at(2_520)), None);
+    }
+
+    #[test]
+    fn a_next_claim_counts_a_sleep_after_a_wall_step_back_while_its_settlement_was_out() {
+        // Readings with the wall clock `wall_ms` off `at`'s.
+        let reading = |mono_ms: u64, wall_ms: i64| Now {
+            mono: at(mono_ms).mono,
+            wall: WallTime(at(0).wall.0.saturating_add_signed(wall_ms * 1000)),
+        };
+        let mut m = holding();
+        m.complete(reading(100, 100), true).unwrap();
+        let (id, _) = settle_of(&drain(&mut m));
+        // The wall clock steps back 2 s (seen at 200 ms), then the machine sleeps 2.5 s: the
+        // monotonic clock stops at 250 ms, the wall clock runs on.
+        m.handle_timeout(reading(200, 200 - 2_000));
+        let woke = reading(250, 250 - 2_000 + 2_500);
+        m.handle_settle_reply(woke, id, next_claimed(6, 1));
+        drain(&mut m);
+        // 2.65 s of the next claim's 3 s have passed since the settlement was sent: inside the
+        // 600 ms margin. Between the send and the reply alone, the step hides the sleep.
+        assert_eq!(m.safely_held(woke), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use super::config::HolderConfig;
 use super::lease::{Lease, SafeWindow};
 use super::rng::Jitter;
-use super::time::{Clock, Micros, MonoTime, Now};
+use super::time::{Clock, Micros, MonoTime, Now, WallTime};
 use super::Mutation;
 use crate::protocol::{GrantOutcome, RenewOutcome, RenewRefusal, Token};
 
@@ -431,7 +431,7 @@ impl Holder {
         self.clock.observe_quiet(mono);
     }
 
-    #[cfg(test)]
+    /// The clock this holder counts time on.
     pub(crate) fn clock(&self) -> &Clock {
         &self.clock
     }
@@ -458,6 +458,29 @@ impl Holder {
             step: AcquireStep::InFlight(attempt),
         };
         Ok(())
+    }
+
+    /// Acquires with a grant request that already went out at `sent`, inside another machine's
+    /// request (a settle attempt that also claims the next item), for a fresh holder.
+    ///
+    /// `clock` is the clock of the holder that sent it, which has observed every reading since
+    /// `sent`. A fresh clock would see only `sent` and `now`, and a wall step back followed by a
+    /// sleep between them would hide the sleep (tenure-sim claims seed 1381058); on the clock
+    /// that saw the step, `sent` is judged in the frame that applied when it was read.
+    pub(crate) fn acquire_sent(&mut self, clock: Clock, sent: Now, now: Now) {
+        debug_assert!(matches!(self.state, State::Idle), "a fresh holder");
+        self.clock = clock;
+        let framed_now = self.clock.observe(now);
+        let offset = self.clock.frame_offset_at(sent.mono, now);
+        let sent = Now {
+            mono: sent.mono.min(framed_now.mono),
+            wall: WallTime(sent.wall.0.saturating_add(offset.0)).min(framed_now.wall),
+        };
+        let attempt = self.send_grant(sent);
+        self.state = State::Acquiring {
+            campaign: false,
+            step: AcquireStep::InFlight(attempt),
+        };
     }
 
     /// Stops an acquire in progress. A grant request still in flight is kept until its reply or
