@@ -1,14 +1,15 @@
 //! Wire types of the tenure grantor protocol (`/v1`, JSON over HTTP).
 //!
 //! One definition serves both sides: the reference grantor deserialises requests and serialises
-//! replies with these types (feature `serde`), and the client validates the replies it receives
-//! against the same rules ([`GrantReply::outcome`], [`RenewReply::outcome`], [`Token::new`]).
+//! replies with these types (feature `serde`), the WebAssembly binding converts JavaScript values
+//! onto them with `serde-wasm-bindgen` (so serde is always on there), and the client validates the
+//! replies it receives against the same rules ([`GrantReply::outcome`], [`RenewReply::outcome`], [`Token::new`]).
 //! `docs/protocol.md` is the prose form of this module.
 //!
 //! Durations on the wire are always relative milliseconds; no wall-clock timestamp ever crosses
 //! the wire, because the two ends' wall clocks need not agree.
 
-#[cfg(feature = "serde")]
+#[cfg(any(feature = "serde", target_arch = "wasm32"))]
 use serde::{Deserialize, Serialize};
 
 /// The largest token value: tokens travel as JSON numbers and must stay exact in JavaScript.
@@ -30,8 +31,14 @@ pub const MAX_REQUEST_ID_LEN: usize = 128;
 ///
 /// Always within `0..=MAX_TOKEN`, so it is exact as a JavaScript number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(try_from = "u64", into = "u64"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(try_from = "u64", into = "u64")
+)]
 pub struct Token(u64);
 
 impl Token {
@@ -121,9 +128,12 @@ impl core::fmt::Display for TokenError {
 
 /// `POST /v1/grant`: ask for a lease on `resource`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct GrantRequest {
@@ -138,7 +148,7 @@ pub struct GrantRequest {
     /// The secret of this holder's live grant, if it holds one: a holder re-granting its own live
     /// lease must prove it received that grant, or it is denied like any other holder.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub lease_secret: Option<String>,
@@ -147,22 +157,40 @@ pub struct GrantRequest {
 /// Reply to [`GrantRequest`]. `granted: true` carries `token` and `durationMs`; `granted: false`
 /// carries the current `holder` and its `expiresInMs`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct GrantReply {
     /// Whether the lease was granted.
     pub granted: bool,
     /// The fencing token of the new grant.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub token: Option<Token>,
     /// The granted duration, possibly clamped by the grantor.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub duration_ms: Option<u64>,
     /// On denial: who holds the lease now.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub holder: Option<String>,
     /// On denial: how long the current grant has left, a hint for when to retry.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub expires_in_ms: Option<u64>,
 }
 
@@ -234,15 +262,21 @@ impl GrantReply {
 /// of the same request), so another party that learns the holder's name and token cannot act as
 /// that holder.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct GrantReplyWithSecret {
     /// The reply itself; its fields appear at the top level.
-    #[cfg_attr(feature = "serde", serde(flatten))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(flatten))]
     pub reply: GrantReply,
     /// On a grant, the grant's secret; absent on a denial.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub lease_secret: Option<String>,
@@ -250,9 +284,12 @@ pub struct GrantReplyWithSecret {
 
 /// `POST /v1/renew`: extend a held lease.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct RenewRequest {
@@ -268,7 +305,7 @@ pub struct RenewRequest {
     pub request_id: String,
     /// The grant's secret, from the grant's reply: required to renew a live grant.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub lease_secret: Option<String>,
@@ -276,8 +313,14 @@ pub struct RenewRequest {
 
 /// Why the grantor refused a renewal. Every reason is a definitive loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "snake_case")
+)]
 pub enum RenewRefusal {
     /// The grant had already expired at the grantor.
     Expired,
@@ -314,19 +357,34 @@ impl RenewRefusal {
 
 /// Reply to [`RenewRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct RenewReply {
     /// Whether the lease was renewed.
     pub renewed: bool,
     /// On success: the (unchanged or larger) token.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub token: Option<Token>,
     /// On success: the renewed duration, possibly clamped.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub duration_ms: Option<u64>,
     /// On failure: why.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub reason: Option<RenewRefusal>,
 }
 
@@ -412,9 +470,12 @@ pub const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// [`RenewRequest`], judged as if it had been sent alone; the grantor parses each on its own, so
 /// a malformed element gets its own error and the others are still renewed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct RenewBatchRequest {
@@ -424,8 +485,11 @@ pub struct RenewBatchRequest {
 
 /// One element's outcome in a [`RenewBatchReply`]: what `POST /v1/renew` would have answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(untagged))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(untagged))]
 pub enum RenewBatchResult {
     /// The renewal's reply: renewed, or refused with a reason.
     Reply(RenewReply),
@@ -435,8 +499,14 @@ pub enum RenewBatchResult {
 
 /// Reply to [`RenewBatchRequest`]: one result per renewal, in the request's order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct RenewBatchReply {
     /// The outcome of each renewal.
     pub results: Vec<RenewBatchResult>,
@@ -444,9 +514,12 @@ pub struct RenewBatchReply {
 
 /// `POST /v1/release`: give a lease back early. Idempotent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct ReleaseRequest {
@@ -458,7 +531,7 @@ pub struct ReleaseRequest {
     pub token: Token,
     /// The grant's secret, from the grant's reply: required to release a live grant.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub lease_secret: Option<String>,
@@ -504,8 +577,14 @@ pub const MIN_REQUEST_DURATION_MS: u64 = 1;
 
 /// Reply to [`ReleaseRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ReleaseReply {
     /// Whether a live grant matching the holder and token was ended by this request; `false`
     /// when there was nothing to release (already released, expired, revoked or superseded).
@@ -515,9 +594,12 @@ pub struct ReleaseReply {
 /// `GET /v1/status?resource=…` (query string) or `POST /v1/status` (JSON body): who holds a
 /// resource now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct StatusRequest {
@@ -528,8 +610,14 @@ pub struct StatusRequest {
 /// Reply to [`StatusRequest`]. `holder`, `token` and `expiresInMs` are all `null` when nobody
 /// holds the resource, and all set when somebody does.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct StatusReply {
     /// The resource looked up, echoed.
     pub resource: String,
@@ -543,9 +631,12 @@ pub struct StatusReply {
 
 /// `POST /v1/revoke`: end the current grant on a resource before it expires. Administrative.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct RevokeRequest {
@@ -555,8 +646,14 @@ pub struct RevokeRequest {
 
 /// Reply to [`RevokeRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct RevokeReply {
     /// Whether a live grant was ended; `false` when nobody held the resource.
     pub revoked: bool,
@@ -565,9 +662,12 @@ pub struct RevokeReply {
 /// `POST /v1/fenced/write`: store `payload` under `resource` unless a write with a larger token
 /// already happened. `P` is the payload's type; the grantor accepts any JSON value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct FencedWriteRequest<P> {
@@ -580,7 +680,7 @@ pub struct FencedWriteRequest<P> {
     /// The secret of the grant with `token`, from the grant's reply: required for a write that
     /// would be accepted.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub lease_secret: Option<String>,
@@ -588,8 +688,14 @@ pub struct FencedWriteRequest<P> {
 
 /// Reply to [`FencedWriteRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct FencedWriteReply {
     /// Whether the payload was stored: true exactly when no earlier accepted write carried a
     /// larger token.
@@ -601,9 +707,12 @@ pub struct FencedWriteReply {
 
 /// `POST /v1/fenced/read`: the latest accepted payload of a protected resource.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct FencedReadRequest {
@@ -613,8 +722,14 @@ pub struct FencedReadRequest {
 
 /// Reply to [`FencedReadRequest`]. Both fields are `null` when the resource was never written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct FencedReadReply<P> {
     /// The latest accepted payload.
     pub payload: Option<P>,
@@ -668,8 +783,14 @@ pub const MAX_FENCED_PAYLOAD_BYTES: usize = MAX_REPLY_BYTES - 1024;
 
 /// Where a work item is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "snake_case")
+)]
 pub enum ItemState {
     /// Waiting to be claimed: never claimed, failed with attempts left, or its claim ran out.
     Pending,
@@ -695,9 +816,12 @@ impl ItemState {
 
 /// One item of a [`EnqueueRequest`]. `P` is the payload's type; the grantor accepts any JSON value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct NewItem<P> {
@@ -705,19 +829,22 @@ pub struct NewItem<P> {
     pub payload: P,
     /// While an item with this key exists in the queue, enqueueing another with the same key
     /// adds nothing and returns the existing item's id.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
     pub dedupe_key: Option<String>,
     /// How many claims the item may get before it is dead-lettered; the grantor's default
     /// (`--max-attempts`) when absent.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
     pub max_attempts: Option<u32>,
 }
 
 /// `POST /v1/queues/enqueue`: add items to a queue, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct EnqueueRequest<P> {
@@ -729,8 +856,14 @@ pub struct EnqueueRequest<P> {
 
 /// What happened to one item of an [`EnqueueRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct EnqueuedItem {
     /// The item's id: larger for items enqueued later, across all queues.
     pub item_id: u64,
@@ -740,8 +873,14 @@ pub struct EnqueuedItem {
 
 /// Reply to [`EnqueueRequest`], one entry per item, in request order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct EnqueueReply {
     /// The outcome per item.
     pub items: Vec<EnqueuedItem>,
@@ -749,9 +888,12 @@ pub struct EnqueueReply {
 
 /// `POST /v1/queues/claim`: claim the oldest pending item whose claim is absent or ran out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct ClaimRequest {
@@ -763,14 +905,20 @@ pub struct ClaimRequest {
     pub claim_ms: u64,
     /// Identifies this attempt: a retry with the same id, while its claim is live, returns the
     /// same item and token instead of claiming another.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
     pub request_id: Option<String>,
 }
 
 /// The item a [`ClaimReply`] hands out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ClaimedItem<P> {
     /// The item's id.
     pub id: u64,
@@ -785,34 +933,55 @@ pub struct ClaimedItem<P> {
 /// Reply to [`ClaimRequest`]. `claimed: true` carries `item`, `token` and `claimMs`;
 /// `claimed: false` (nothing claimable) carries nothing else.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ClaimReply<P> {
     /// Whether an item was claimed.
     pub claimed: bool,
     /// The claimed item.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub item: Option<ClaimedItem<P>>,
     /// The claim token: the item's previous claim token plus one.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub token: Option<Token>,
     /// The granted claim duration, possibly clamped.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        any(feature = "serde", target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub claim_ms: Option<u64>,
 }
 
 /// A [`ClaimReply`] with the claim's secret, as the reference grantor sends it: heartbeats,
 /// completions and failure reports under that claim must present it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ClaimReplyWithSecret<P> {
     /// The reply itself; its fields appear at the top level.
-    #[cfg_attr(feature = "serde", serde(flatten))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(flatten))]
     pub reply: ClaimReply<P>,
     /// On a claim, the claim's secret; absent when nothing was claimed.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_secret: Option<String>,
@@ -820,9 +989,12 @@ pub struct ClaimReplyWithSecret<P> {
 
 /// `POST /v1/queues/heartbeat`: extend a live claim to `claimMs` from now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct HeartbeatRequest {
@@ -838,7 +1010,7 @@ pub struct HeartbeatRequest {
     pub claim_ms: u64,
     /// The claim's secret, from the claim's reply: required to extend a live claim.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_secret: Option<String>,
@@ -846,8 +1018,14 @@ pub struct HeartbeatRequest {
 
 /// Reply to [`HeartbeatRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct HeartbeatReply {
     /// Always `true`.
     pub extended: bool,
@@ -859,9 +1037,12 @@ pub struct HeartbeatReply {
 
 /// `POST /v1/queues/complete`: finish a claimed item, fenced by its claim token.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct CompleteRequest<R> {
@@ -874,18 +1055,18 @@ pub struct CompleteRequest<R> {
     /// The claim token.
     pub token: Token,
     /// What the work produced, kept with the item; `null` when absent.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
     pub result: R,
     /// The claim's secret, from the claim's reply: required to complete under a live claim.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_secret: Option<String>,
     /// The worker's next claim on the same queue, made in the same transaction once this
     /// completion took effect: one round trip instead of two per item.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_next: Option<NextClaim>,
@@ -894,9 +1075,12 @@ pub struct CompleteRequest<R> {
 /// A claim asked for alongside a completion or failure report (`claimNext`): the claim request
 /// the same worker would send next, on the same queue.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct NextClaim {
@@ -904,7 +1088,7 @@ pub struct NextClaim {
     pub claim_ms: u64,
     /// Identifies the claim attempt, as [`ClaimRequest::request_id`]: a retry of the whole
     /// request gets the same next item while that claim lives.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
     pub request_id: Option<String>,
 }
 
@@ -923,15 +1107,21 @@ impl NextClaim {
 /// A completion or failure reply with the next claim it asked for (`claimNext`): `next` is
 /// exactly what `/v1/queues/claim` would have answered, and absent when none was asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct WithNextClaim<R, P> {
     /// The reply itself; its fields appear at the top level.
-    #[cfg_attr(feature = "serde", serde(flatten))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(flatten))]
     pub reply: R,
     /// The next claim's reply.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub next: Option<ClaimReplyWithSecret<P>>,
@@ -939,8 +1129,14 @@ pub struct WithNextClaim<R, P> {
 
 /// Reply to [`CompleteRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct CompleteReply {
     /// Always `true`.
     pub completed: bool,
@@ -951,9 +1147,12 @@ pub struct CompleteReply {
 /// `POST /v1/queues/fail`: give a claimed item back after a failed attempt, fenced by its claim
 /// token. The item is pending again, or dead once it had its last allowed attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct FailRequest<E> {
@@ -966,17 +1165,17 @@ pub struct FailRequest<E> {
     /// The claim token.
     pub token: Token,
     /// What went wrong, kept with the item as its last error; `null` when absent.
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
     pub error: E,
     /// The claim's secret, from the claim's reply: required to fail a live claim.
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_secret: Option<String>,
     /// The worker's next claim, as [`CompleteRequest::claim_next`].
     #[cfg_attr(
-        feature = "serde",
+        any(feature = "serde", target_arch = "wasm32"),
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub claim_next: Option<NextClaim>,
@@ -984,8 +1183,14 @@ pub struct FailRequest<E> {
 
 /// Reply to [`FailRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct FailReply {
     /// `pending` (it will be claimed again) or `dead` (it had its last allowed attempt).
     pub state: ItemState,
@@ -997,9 +1202,12 @@ pub struct FailReply {
 
 /// `POST /v1/queues/stats`: how many items of a queue are in each state.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct QueueStatsRequest {
@@ -1009,8 +1217,14 @@ pub struct QueueStatsRequest {
 
 /// Reply to [`QueueStatsRequest`], by the grantor's clock at the time of the request.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct QueueStatsReply {
     /// The queue, echoed.
     pub queue: String,
@@ -1026,9 +1240,12 @@ pub struct QueueStatsReply {
 
 /// `POST /v1/queues/item`: one item's record.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(
-    feature = "serde",
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
     serde(rename_all = "camelCase", deny_unknown_fields)
 )]
 pub struct ItemRequest {
@@ -1040,8 +1257,14 @@ pub struct ItemRequest {
 
 /// Reply to [`ItemRequest`]. `P` is the type of the payload, result and error.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ItemReply<P> {
     /// The item's id.
     pub id: u64,
@@ -1073,8 +1296,14 @@ pub struct ItemReply<P> {
 
 /// The body of every error reply: `{"error": {"code": "…", "message": "…"}}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ErrorReply {
     /// What went wrong.
     pub error: ErrorDetail,
@@ -1082,8 +1311,14 @@ pub struct ErrorReply {
 
 /// The inside of an [`ErrorReply`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    derive(Serialize, Deserialize)
+)]
+#[cfg_attr(
+    any(feature = "serde", target_arch = "wasm32"),
+    serde(rename_all = "camelCase")
+)]
 pub struct ErrorDetail {
     /// A stable, machine-readable code; see [`ErrorCode`]. Kept as text so that a client keeps
     /// working when a newer grantor adds codes.

@@ -10,16 +10,17 @@
 //! Every step also publishes the core's safe window for the package's `Lease` (see
 //! [`super::window`]), and first records the reading that `Lease` last answered from it.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Float64Array, Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::error::{config_error, get, lease_error, set};
-use super::js::{
-    clear_timeout, random_seed, request_prefix, set_timeout, then_call, AbortController,
-};
+use gloo_timers::callback::Timeout;
+use web_sys::AbortController;
+
+use super::js::{random_seed, request_prefix, then_call};
 use super::lease::{now, now_or_expired};
 use super::reply::{failure_from_error, grant_outcome, renew_outcome};
 use super::window::PublishedWindow;
@@ -44,23 +45,19 @@ struct Shared {
     /// `leaseMs`, `marginMs` and `renewIntervalMs` as validated: fixed for the holder's life.
     config: (f64, f64, f64),
     timer: Cell<Option<ArmedTimer>>,
-    timer_callback: OnceCell<Closure<dyn FnMut()>>,
     in_flight: Cell<Vec<(RequestId, AbortController)>>,
     last_release: Cell<Option<Promise>>,
     disposed: Cell<bool>,
 }
 
+/// The one timer, armed for the core's `poll_timeout`; dropping it cancels it.
 struct ArmedTimer {
-    handle: JsValue,
+    _timeout: Timeout,
     due: MonoTime,
 }
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        // A timer left armed would call into a closure that no longer exists.
-        if let Some(timer) = self.timer.take() {
-            clear_timeout(&timer.handle);
-        }
         for (_, controller) in self.in_flight.take() {
             controller.abort();
         }
@@ -179,15 +176,10 @@ impl HolderCore {
             on_event,
             config,
             timer: Cell::new(None),
-            timer_callback: OnceCell::new(),
             in_flight: Cell::new(Vec::new()),
             last_release: Cell::new(None),
             disposed: Cell::new(false),
         });
-        let weak = Rc::downgrade(&shared);
-        let _ = shared
-            .timer_callback
-            .set(Closure::<dyn FnMut()>::new(move || on_timer(&weak)));
         Ok(HolderCore { shared })
     }
 
@@ -338,9 +330,7 @@ impl HolderCore {
     #[wasm_bindgen(skip_jsdoc)]
     pub fn dispose(&self) {
         self.shared.disposed.set(true);
-        if let Some(timer) = self.shared.timer.take() {
-            clear_timeout(&timer.handle);
-        }
+        drop(self.shared.timer.take());
         for (_, controller) in self.shared.in_flight.take() {
             controller.abort();
         }
@@ -349,7 +339,7 @@ impl HolderCore {
 
 fn on_timer(weak: &Weak<Shared>) {
     let Some(shared) = weak.upgrade() else { return };
-    shared.timer.take();
+    drop(shared.timer.take());
     // Trust the clock, not the timer: it may have fired late (hidden tab) or early.
     let now = now();
     step(&shared, |core| core.handle_timeout(now));
@@ -389,15 +379,16 @@ fn arm_timer(shared: &Rc<Shared>) {
             shared.timer.set(Some(previous));
             return;
         }
-        clear_timeout(&previous.handle);
     }
-    let (Some(due), Some(callback)) = (due, shared.timer_callback.get()) else {
-        return;
-    };
+    let Some(due) = due else { return };
     // setTimeout takes a signed 32-bit delay; a longer wait re-arms when it fires.
     let delay_ms = (due.since(now().mono).0 as f64 / 1000.0).clamp(0.0, 2_147_483_647.0);
-    let handle = set_timeout(callback.as_ref().unchecked_ref(), delay_ms.ceil());
-    shared.timer.set(Some(ArmedTimer { handle, due }));
+    let weak = Rc::downgrade(shared);
+    let timeout = Timeout::new(delay_ms.ceil() as u32, move || on_timer(&weak));
+    shared.timer.set(Some(ArmedTimer {
+        _timeout: timeout,
+        due,
+    }));
 }
 
 fn request_args(shared: &Shared, request: &Request, signal: &JsValue) -> Object {
@@ -441,8 +432,13 @@ fn settled(promise: &Promise) -> Promise {
 }
 
 fn send(shared: &Rc<Shared>, request: Request) {
-    let controller = AbortController::new();
-    let args = request_args(shared, &request, &controller.signal());
+    // Every runtime the package supports has AbortController; `new` fails only where there is
+    // none, and then the request goes without a signal (the core still abandons it on time).
+    let controller = AbortController::new().ok();
+    let signal = controller
+        .as_ref()
+        .map_or(JsValue::UNDEFINED, |c| c.signal().into());
+    let args = request_args(shared, &request, &signal);
     let function = match request.kind {
         RequestKind::Grant { .. } => Some(&shared.grant),
         RequestKind::Renew { .. } => Some(&shared.renew),
@@ -463,9 +459,11 @@ fn send(shared: &Rc<Shared>, request: Request) {
             .set(Some(then_call(&settled(&promise), &done)));
         return;
     }
-    let mut in_flight = shared.in_flight.take();
-    in_flight.push((request.id, controller));
-    shared.in_flight.set(in_flight);
+    if let Some(controller) = controller {
+        let mut in_flight = shared.in_flight.take();
+        in_flight.push((request.id, controller));
+        shared.in_flight.set(in_flight);
+    }
     // The closure holds the holder until the grantor answers, as a pending call should.
     let shared = Rc::clone(shared);
     let on_settled = Closure::once_into_js(move |outcomes: JsValue| {

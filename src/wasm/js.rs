@@ -13,29 +13,6 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     pub fn date_now() -> f64;
 
-    /// `setTimeout(handler, ms)`; the handle is a number in browsers and an object in Node.
-    #[wasm_bindgen(js_name = setTimeout)]
-    pub fn set_timeout(handler: &js_sys::Function, ms: f64) -> JsValue;
-
-    /// `clearTimeout(handle)`.
-    #[wasm_bindgen(js_name = clearTimeout)]
-    pub fn clear_timeout(handle: &JsValue);
-
-    /// The global `AbortController`, declared here so the package needs no `web-sys`.
-    pub type AbortController;
-
-    /// `new AbortController()`.
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> AbortController;
-
-    /// `controller.signal`.
-    #[wasm_bindgen(method, getter)]
-    pub fn signal(this: &AbortController) -> JsValue;
-
-    /// `controller.abort()`.
-    #[wasm_bindgen(method)]
-    pub fn abort(this: &AbortController);
-
     /// A promise, seen as something with a `then` that takes any function.
     type Thenable;
 
