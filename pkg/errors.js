@@ -38,10 +38,17 @@ export function isLeaseError(value) {
   );
 }
 
-/** Re-creates an error thrown by the WebAssembly layer as the exported LeaseError class. */
+/**
+ * Re-creates an error made by the WebAssembly layer as the exported LeaseError class, with every
+ * field it carries (`field`, `reason`, `kind`, `status`, `cause`, ...).
+ */
 export function fromCore(error) {
   if (error instanceof LeaseError || !(error instanceof Error) || error.name !== "LeaseError") {
     return error;
   }
-  return new LeaseError(error.code, error.message, { field: error.field });
+  const converted = new LeaseError(error.code, error.message, { cause: error.cause });
+  for (const key of Object.keys(error)) {
+    if (key !== "name" && key !== "code" && key !== "cause") converted[key] = error[key];
+  }
+  return converted;
 }

@@ -1,20 +1,13 @@
 // WorkClaimer: the design's work claims. Each claim is a processing lease on one queue item, and
 // every decision about it (when to claim, heartbeat, settle, retry, give back, wait while idle,
 // whether the claim is safely held) is made by the core's claim machine, the same one the
-// simulation drives: one `ClaimCore` per worker slot. This file does the IO: the grantor calls
-// (each with its own AbortController), one timer, and the promises and signals of the API.
+// simulation drives, and the binding's `ClaimerCore` does the IO (grantor calls, their
+// AbortControllers, one timer). This file turns its events into promises, `Claim` objects and
+// the application's callbacks.
 
 import { coreModule } from "./core.js";
 import { LeaseError, fromCore } from "./errors.js";
-import { MAX_ERROR_BYTES } from "./protocol.js";
-import { ClaimCore, checkClaimerNames, claimHeartbeatMs, processConcurrency } from "./glue/tenure.js";
-
-// Failure reports are stored with the item: each text of one is cut to this many characters.
-const MAX_ERROR_TEXT = 4096;
-
-function configError(field, message) {
-  return new LeaseError("ERR_LEASE_CONFIG", `${field} ${message}`, { field });
-}
+import { ClaimerCore, checkClaimer, describeFailure, processConcurrency } from "./glue/tenure.js";
 
 /** Calls into the core, loading it first; its errors become the package's `LeaseError`s. */
 function fromTheCore(call) {
@@ -26,227 +19,54 @@ function fromTheCore(call) {
   }
 }
 
-/** What `fail(error)` stores: Errors as `{name, message, code?}`, other values as JSON allows. */
-function describeError(error) {
-  let described;
-  if (error instanceof Error || (typeof error === "object" && error !== null && "message" in error)) {
-    described = {
-      name: cut(String(error.name ?? "Error"), MAX_ERROR_TEXT),
-      message: cut(String(error.message), MAX_ERROR_TEXT),
-    };
-    if (typeof error.code === "string") described.code = cut(error.code, MAX_ERROR_TEXT);
-  } else {
-    try {
-      const text = JSON.stringify(error);
-      if (text !== undefined && text.length <= MAX_ERROR_TEXT) described = error;
-    } catch {
-      // Not JSON (cycles, BigInt): fall through to its string form.
-    }
-    described ??= cut(String(error), MAX_ERROR_TEXT);
-  }
-  // The grantor refuses an error over MAX_ERROR_BYTES as stored, and escaping can make a text up
-  // to six times longer (control characters): halve the texts until it fits, so that a failure
-  // is never refused for its description.
-  while (storedBytes(described) > MAX_ERROR_BYTES) {
-    if (typeof described === "string") described = halve(described);
-    else if (typeof described === "object" && described !== null && "message" in described) {
-      described = { ...described, name: halve(described.name), message: halve(described.message) };
-      if (described.code !== undefined) described.code = halve(described.code);
-    } else described = halve(String(JSON.stringify(described)));
-  }
-  return described;
-}
-
-const utf8 = new TextEncoder();
-
-/** The bytes `value` takes as JSON text, as the grantor stores it (no whitespace). */
-function storedBytes(value) {
-  return utf8.encode(JSON.stringify(value)).length;
-}
-
-function halve(text) {
-  return cut(text, Math.floor(text.length / 2));
-}
-
-/**
- * The first `length` UTF-16 units of `text`, never ending inside a character, and with any lone
- * surrogate replaced: the grantor's JSON parser refuses an escaped lone surrogate.
- */
-function cut(text, length) {
-  let kept = text.slice(0, length);
-  const last = kept.charCodeAt(kept.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) kept = kept.slice(0, -1);
-  return kept.toWellFormed?.() ?? kept;
-}
-
-/** Errors from the core's glue become the package's, with their `kind`; others pass unchanged. */
-function asError(error) {
-  const converted = fromCore(error);
-  if (converted !== error && error.kind !== undefined) converted.kind = error.kind;
-  return converted;
-}
-
 function rethrowLater(error) {
   queueMicrotask(() => {
     throw error;
   });
 }
 
-/** The `fail` a claim given back unused is reported as, so its item is claimable at once. */
-const RELEASED = { name: "ClaimReleased", message: "the claim was given back unused" };
-
 /**
- * Runs claim cores: sends what they ask with one AbortController per request, feeds the
- * outcomes back, and keeps one timer armed for the earliest core deadline. `onEvent(slot, event)`
- * hears each slot's events, and `afterwards()` runs once a slot's outputs are acted on; a slot
- * whose `paused` is set gets no timeouts.
+ * One call's slots on one `ClaimerCore`: each slot's `Claim` in hand and the settlement under
+ * way. `onEvent(slot, event)` hears the events the claim and settlement handling leaves over.
  */
-class Driver {
-  #claimer;
+class Slots {
   #onEvent;
-  #afterwards;
-  #timer = null;
-  #due = Infinity;
   slots = [];
 
-  constructor(claimer, onEvent, afterwards = () => {}) {
-    this.#claimer = claimer;
+  constructor(claimer, onEvent) {
     this.#onEvent = onEvent;
-    this.#afterwards = afterwards;
+    this.core = fromTheCore(
+      () => new ClaimerCore(claimer.grantor, claimer[OPTIONS], (index, event) => this.#event(index, event)),
+    );
   }
 
-  /** A slot on a new core: `{core, oneShot, inFlight, claim, settling, paused}`. */
+  /** A new slot: `{index, oneShot, claim, settling}`. */
   add(oneShot, { idleDelayMs, idleDelayMaxMs } = {}) {
-    const c = this.#claimer;
-    const core = fromTheCore(
-      () => new ClaimCore(c.workerId, c.claimMs, c.marginMs, c.requestTimeoutMs, idleDelayMs, idleDelayMaxMs, oneShot),
-    );
-    const slot = { core, oneShot, inFlight: new Map(), claim: null, settling: null, paused: false };
+    const index = fromTheCore(() => this.core.addSlot(oneShot, idleDelayMs, idleDelayMaxMs));
+    const slot = { index, oneShot, claim: null, settling: null };
     this.slots.push(slot);
     return slot;
   }
 
-  /** Runs `command` on the slot's core, then acts on what it asks. */
-  run(slot, command) {
+  #event(index, event) {
     try {
-      return fromTheCore(() => command(slot.core));
-    } finally {
-      this.pump(slot);
-    }
-  }
-
-  /** Acts on every output of the slot's core, then re-arms the timer. */
-  pump(slot) {
-    for (;;) {
-      const output = slot.core.pollOutput();
-      if (output === undefined) break;
-      if (output.send !== undefined) this.#send(slot, output.send);
-      else if (output.abandon !== undefined) {
-        const request = slot.inFlight.get(output.abandon);
-        slot.inFlight.delete(output.abandon);
-        request?.controller.abort();
-      } else {
-        try {
-          this.#onEvent(slot, output);
-        } catch (error) {
-          rethrowLater(error);
-        }
-      }
-    }
-    this.#arm();
-    this.#afterwards();
-  }
-
-  #send(slot, send) {
-    const c = this.#claimer;
-    const controller = new AbortController();
-    const { signal } = controller;
-    const claim = { queue: c.queue, itemId: send.itemId, worker: c.workerId, token: send.token };
-    let method;
-    let args;
-    switch (send.kind) {
-      case "claim":
-        method = "claim";
-        args = { queue: c.queue, worker: c.workerId, claimMs: send.claimMs, requestId: send.requestId, signal };
-        break;
-      case "heartbeat":
-        method = "heartbeat";
-        args = { ...claim, claimMs: send.claimMs, signal };
-        break;
-      case "settle":
-        method = send.operation;
-        args = { ...claim, ...send.body, signal };
-        if (send.claimNext !== undefined) args.claimNext = send.claimNext;
-        break;
-      default:
-        method = "fail";
-        args = { ...claim, error: RELEASED, signal };
-    }
-    // In flight before the call: the grantor object may stop the loop from inside it.
-    slot.inFlight.set(send.id, { controller, kind: send.kind });
-    let promise;
-    try {
-      promise = Promise.resolve(c.grantor[method](args));
+      const slot = this.slots[index];
+      if (!claimEvent(this, slot, event)) this.#onEvent(slot, event);
     } catch (error) {
-      promise = Promise.reject(error);
+      rethrowLater(error);
     }
-    const answer = (ok, value) => {
-      // An abandoned request's outcome is nobody's business any more.
-      if (!slot.inFlight.delete(send.id)) return;
-      if (send.kind === "claim") slot.core.claimReply(send.id, ok, value);
-      else if (send.kind === "heartbeat") slot.core.heartbeatReply(send.id, ok, value);
-      else if (send.kind === "settle") slot.core.settleReply(send.id, ok, value);
-      this.pump(slot);
-    };
-    promise.then(
-      (value) => answer(true, value),
-      (error) => answer(false, error),
-    );
-  }
-
-  /** Delivers whatever is due now on the slot's core: a loss whose timer has not fired yet. */
-  check(slot) {
-    slot.core.timeout();
-    this.pump(slot);
-  }
-
-  #arm() {
-    let wait = Infinity;
-    for (const slot of this.slots) {
-      const ms = slot.paused ? undefined : slot.core.pollTimeoutMs();
-      if (ms !== undefined) wait = Math.min(wait, ms);
-    }
-    const due = performance.now() + wait;
-    if (this.#timer !== null && Math.abs(due - this.#due) < 1) return;
-    clearTimeout(this.#timer);
-    this.#timer = null;
-    this.#due = due;
-    if (wait === Infinity) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      for (const slot of this.slots) {
-        if (!slot.paused) slot.core.timeout();
-      }
-      for (const slot of this.slots) this.pump(slot);
-      this.#arm();
-    }, Math.max(0, Math.ceil(wait)));
-  }
-
-  /** Whether every slot is stopped with nothing in flight. */
-  get finished() {
-    return this.slots.every((slot) => slot.core.stopped && slot.inFlight.size === 0);
   }
 }
 
 /**
- * The events every driver acts on the same way: a claim's loss and its settlement's end, and a
- * next claim a settlement waits for. Returns true when the event was that; else the caller's.
+ * The events every call acts on the same way: a claim's loss and its settlement's end, and a next
+ * claim a settlement waits for. Returns true when the event was that; else the caller's.
  */
-function claimEvent(driver, slot, event) {
+function claimEvent(slots, slot, event) {
   const settling = slot.settling;
   switch (event.event) {
     case "claimed":
-      slot.claim = new Claim(driver, slot, event.item, event.token);
+      slot.claim = new Claim(slots, slot, event.item, event.token);
       if (settling?.waitingNext) {
         slot.settling = null;
         settling.resolve({ ...settling.reply, next: slot.claim });
@@ -260,15 +80,17 @@ function claimEvent(driver, slot, event) {
       settling.resolve(
         event.event === "empty"
           ? { ...settling.reply, next: null }
-          : { ...settling.reply, next: null, nextError: asError(event.error) },
+          : { ...settling.reply, next: null, nextError: fromCore(event.error) },
       );
       return true;
     case "lost":
-      slot.claim?.[END](new LeaseError("ERR_LEASE_LOST", `lease lost: ${event.reason}`, { reason: event.reason }));
+      slot.claim?.[END](fromCore(event.error));
       return true;
     case "settled":
       settled(slot, event);
       return true;
+    case "finished":
+      return false;
     default:
       return true;
   }
@@ -280,42 +102,27 @@ function settled(slot, event) {
   if (settling === null) return;
   const claim = settling.claim;
   claim[END](new LeaseError("ERR_LEASE_RELEASED", "lease released"));
-  // The core ignores any reply to the settled claim's heartbeats: stop waiting for them.
-  for (const [id, request] of slot.inFlight) {
-    if (request.kind !== "heartbeat") continue;
-    slot.inFlight.delete(id);
-    request.controller.abort();
-  }
   if (slot.claim === claim) slot.claim = null;
-  if (event.end === "settled") {
-    const reply = event.reply;
-    // The next claim's outcome follows when the settlement asked for one; the worker loop's
-    // slots hand it to the loop instead.
-    if (settling.claimNext && slot.oneShot) {
-      settling.waitingNext = true;
-      settling.reply = reply;
-      return;
-    }
+  if (event.end !== "settled") {
     slot.settling = null;
-    settling.resolve(reply);
+    settling.reject(fromCore(event.error));
+    return;
+  }
+  // The next claim's outcome follows when the settlement asked for one; the worker loop's slots
+  // hand it to the loop instead.
+  if (settling.claimNext && slot.oneShot) {
+    settling.waitingNext = true;
+    settling.reply = event.reply;
     return;
   }
   slot.settling = null;
-  if (event.end === "not_held") {
-    settling.reject(
-      new LeaseError("ERR_CLAIM_LOST", `claim ${claim.token} on item ${claim.item.id} is not safely held; not sent`),
-    );
-  } else if (event.end === "stale") {
-    settling.reject(
-      new LeaseError("ERR_CLAIM_STALE", `${event.operation}: the grantor no longer holds this claim`, { cause: event.error }),
-    );
-  } else {
-    settling.reject(asError(event.error));
-  }
+  settling.resolve(event.reply);
 }
 
 /** A Claim's way to end its signal; not part of the package's API. */
 const END = Symbol("end");
+/** Where a WorkClaimer keeps its options for its cores; not part of the package's API. */
+const OPTIONS = Symbol("options");
 
 /**
  * One claimed item. Act on it only while `signal` is not aborted, and finish it with
@@ -323,13 +130,13 @@ const END = Symbol("end");
  * lost.
  */
 export class Claim {
-  #driver;
+  #slots;
   #slot;
   #controller = new AbortController();
   #settled = false;
 
-  constructor(driver, slot, item, token) {
-    this.#driver = driver;
+  constructor(slots, slot, item, token) {
+    this.#slots = slots;
     this.#slot = slot;
     /** `{id, payload, attempts, maxAttempts}` as the grantor handed it out. */
     this.item = item;
@@ -340,13 +147,13 @@ export class Claim {
   /** Aborts no later than the claim stops being safely held (and once it is settled). */
   get signal() {
     // Asking the core first delivers a loss whose timer has not fired yet.
-    if (this.#current()) this.#driver.check(this.#slot);
+    if (this.#inHand()) this.#slots.core.check(this.#slot.index);
     return this.#controller.signal;
   }
 
   /** Milliseconds left before the grantor may hand the item to another worker. */
   remainingMs() {
-    return this.#current() ? this.#slot.core.remainingMs() : 0;
+    return this.#slots.core.remainingMs(this.#slot.index, this.item.id, this.token);
   }
 
   /**
@@ -354,7 +161,7 @@ export class Claim {
    * only at I/O, so ask after the I/O that ended a stretch of work, not during it.
    */
   isSafelyHeld() {
-    return !this.#settled && this.#current() && this.#slot.core.safelyHeld();
+    return !this.#settled && this.#slots.core.safelyHeld(this.#slot.index, this.item.id, this.token);
   }
 
   /** Throws `ERR_CLAIM_LOST` unless the claim is safely held now. */
@@ -385,27 +192,26 @@ export class Claim {
    * `ERR_CLAIM_STALE` when it refuses. `claimNext` as for `complete`.
    */
   fail(error, { claimNext = false } = {}) {
-    return this.#settle("fail", { error: describeError(error) }, claimNext);
+    return this.#settle("fail", { error: fromTheCore(() => describeFailure(error)) }, claimNext);
   }
 
   [END](reason) {
     this.#controller.abort(reason);
   }
 
-  #current() {
-    const core = this.#slot.core;
-    return core.itemId === this.item.id && core.token === this.token;
+  #inHand() {
+    return this.#slots.core.inHand(this.#slot.index, this.item.id, this.token);
   }
 
   #settle(operation, body, claimNext) {
-    if (this.#settled || !this.#current()) {
+    if (this.#settled || !this.#inHand()) {
       return Promise.reject(new LeaseError("ERR_LEASE_USAGE", `claim ${this.token} is already settled`));
     }
     this.#settled = true;
     return new Promise((resolve, reject) => {
       this.#slot.settling = { claim: this, claimNext, resolve, reject, waitingNext: false, reply: undefined };
       try {
-        this.#driver.run(this.#slot, (core) => core[operation](body, claimNext));
+        fromTheCore(() => this.#slots.core.settle(this.#slot.index, operation, body, claimNext));
       } catch (error) {
         this.#slot.settling = null;
         reject(error);
@@ -420,20 +226,16 @@ export class Claim {
  */
 export class WorkClaimer {
   constructor(grantor, { queue, workerId, claimMs, marginMs, requestTimeoutMs } = {}) {
-    for (const method of ["claim", "heartbeat", "complete", "fail"]) {
-      if (typeof grantor?.[method] !== "function") {
-        throw configError(`grantor.${method}`, "must be a function on the grantor");
-      }
-    }
-    fromTheCore(() => checkClaimerNames(queue, workerId));
-    const heartbeatMs = fromTheCore(() => claimHeartbeatMs(claimMs, marginMs, requestTimeoutMs));
+    const options = { queue, workerId, claimMs, marginMs, requestTimeoutMs };
+    const heartbeatIntervalMs = fromTheCore(() => checkClaimer(grantor, options));
+    this[OPTIONS] = options;
     this.grantor = grantor;
     this.queue = queue;
     this.workerId = workerId;
     this.claimMs = claimMs;
     this.marginMs = marginMs;
     /** Heartbeats go out every `claimMs / 3`. */
-    this.heartbeatIntervalMs = heartbeatMs;
+    this.heartbeatIntervalMs = heartbeatIntervalMs;
     this.requestTimeoutMs = requestTimeoutMs;
   }
 
@@ -451,20 +253,19 @@ export class WorkClaimer {
         signal?.removeEventListener("abort", onAbort);
         settle(value);
       };
-      const driver = new Driver(this, (slot, event) => {
-        if (claimEvent(driver, slot, event)) return;
+      const slots = new Slots(this, (slot, event) => {
         if (event.event === "claimed") done(resolve, slot.claim);
         else if (event.event === "empty") done(resolve, null);
-        else done(reject, asError(event.error));
+        else if (event.event === "claimFailed") done(reject, fromCore(event.error));
       });
-      const slot = driver.add(true);
+      const slot = slots.add(true);
       // A claim the grantor makes after the abort is given back by the core.
       const onAbort = () => {
-        driver.run(slot, (core) => core.stop());
+        slots.core.stop(slot.index);
         done(reject, signal.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      driver.run(slot, (core) => core.start());
+      slots.core.start(slot.index);
     });
   }
 
@@ -482,8 +283,10 @@ export class WorkClaimer {
     handler,
     { concurrency, signal, idleDelayMs, idleDelayMaxMs, onIdle, onSettled } = {},
   ) {
-    if (typeof handler !== "function") throw configError("handler", "must be a function");
-    const slots = fromTheCore(() => processConcurrency(concurrency));
+    if (typeof handler !== "function") {
+      throw new LeaseError("ERR_LEASE_CONFIG", "handler must be a function", { field: "handler" });
+    }
+    const count = fromTheCore(() => processConcurrency(concurrency));
     const counts = { claimed: 0, completed: 0, failed: 0, lost: 0 };
     if (signal?.aborted) return counts;
     const report = (outcome) => {
@@ -501,15 +304,16 @@ export class WorkClaimer {
       finish = resolve;
       fail = reject;
     });
-    const stopAll = () => {
-      for (const slot of driver.slots) driver.run(slot, (core) => core.stop());
-    };
     const checkDone = () => {
-      if (handling === 0 && driver.finished) finish(counts);
+      if (handling === 0 && slots.core.finished) finish(counts);
+    };
+    const stopAll = () => {
+      for (const slot of slots.slots) slots.core.stop(slot.index);
+      checkDone();
     };
     const idle = async (slot) => {
       // The core's idle wait starts once onIdle is done, and no claim goes out meanwhile.
-      slot.paused = true;
+      slots.core.pause(slot.index, true);
       try {
         await onIdle?.();
       } catch (error) {
@@ -517,15 +321,12 @@ export class WorkClaimer {
         fail(error);
         return;
       } finally {
-        slot.paused = false;
+        slots.core.pause(slot.index, false);
       }
-      driver.run(slot, (core) => core.idleBegins());
+      slots.core.idleBegins(slot.index);
     };
-    const driver = new Driver(
-      this,
-      (slot, event) => {
-        if (claimEvent(driver, slot, event)) return;
-        if (event.event !== "claimed") return void idle(slot);
+    const slots = new Slots(this, (slot, event) => {
+      if (event.event === "claimed") {
         counts.claimed++;
         handling++;
         run(handler, slot.claim).then((outcome) => {
@@ -533,12 +334,14 @@ export class WorkClaimer {
           report(outcome);
           checkDone();
         });
-      },
-      () => checkDone(),
-    );
-    for (let n = 0; n < slots; n++) driver.add(false, { idleDelayMs, idleDelayMaxMs });
+      } else if (event.event === "empty" || event.event === "claimFailed") {
+        void idle(slot);
+      }
+      checkDone();
+    });
+    for (let n = 0; n < count; n++) slots.add(false, { idleDelayMs, idleDelayMaxMs });
     signal?.addEventListener("abort", stopAll, { once: true });
-    for (const slot of driver.slots) driver.run(slot, (core) => core.start());
+    for (const slot of slots.slots) slots.core.start(slot.index);
     try {
       return await finished;
     } finally {

@@ -13,6 +13,10 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     pub fn date_now() -> f64;
 
+    /// `String(value)`; throws for a Symbol.
+    #[wasm_bindgen(catch, js_name = String)]
+    pub fn js_string(value: &JsValue) -> Result<JsValue, JsValue>;
+
     /// A promise, seen as something with a `then` that takes any function.
     type Thenable;
 

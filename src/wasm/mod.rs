@@ -20,7 +20,7 @@ mod window;
 
 pub use advise::advise_duration_core;
 pub use batch::BatchCore;
-pub use claim::{claim_heartbeat_ms, ClaimCore};
+pub use claim::{describe_failure, ClaimerCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
 pub use replay::RecentCallsCore;
