@@ -4,7 +4,7 @@
 // numbers, and none while the core's published safe window covers the reading), turns core events into promises, AbortSignals and callbacks, and re-checks deadlines
 // when the page or process may have slept. The decisions are all made in the core.
 
-import { HolderCore, LeaseCore, WakeCore } from "./glue/tenure.js";
+import { HolderCore, LeaseCore, wakeHoldEnded, wakeHoldStarted } from "./glue/tenure.js";
 import { LeaseError, LeaseExpiredError, fromCore } from "./errors.js";
 import { coreModule } from "./core.js";
 
@@ -188,55 +188,6 @@ function listenForWakeUps() {
   }
 }
 
-// Node has no wake event, and a holder's timers run on the monotonic clock, which stops while the
-// OS sleeps. So while any lease is held, one timer for the whole realm reads the clocks every
-// 250 ms (or a quarter of the smallest held margin) and the core's wake detector says whether the
-// host slept or its wall clock jumped since the last tick; if so every holder holding a lease
-// re-checks its deadlines at once. One reading per tick, however many leases are held.
-const holding = new Set();
-let wakeCore = null;
-let wakeTimer = null;
-let wakeDueMs = Infinity;
-
-function holdStarted(holder, marginMs) {
-  wakeCore ??= construct(() => new WakeCore());
-  holding.add(holder);
-  wakeCore.holdStarted(perf.now(), Date.now(), marginMs);
-  armWakeTimer();
-}
-
-function holdEnded(holder, marginMs) {
-  if (!holding.delete(holder)) return;
-  wakeCore.holdEnded(marginMs);
-  if (holding.size === 0) {
-    clearTimeout(wakeTimer);
-    wakeTimer = null;
-    wakeDueMs = Infinity;
-  }
-}
-
-// Arms the timer for the detector's next tick, unless one already fires no later (one that fires
-// early only ticks early, which is harmless).
-function armWakeTimer() {
-  const monoMs = perf.now();
-  const delayMs = wakeCore.delayMs(monoMs);
-  if (delayMs === undefined || (wakeTimer !== null && wakeDueMs <= monoMs + delayMs)) return;
-  clearTimeout(wakeTimer);
-  wakeDueMs = monoMs + delayMs;
-  wakeTimer = setTimeout(onWakeTick, Math.ceil(delayMs));
-  // The holders' own timers keep a Node process alive while a lease is held; this one need not.
-  wakeTimer.unref?.();
-}
-
-function onWakeTick() {
-  wakeTimer = null;
-  wakeDueMs = Infinity;
-  if (wakeCore.tick(perf.now(), Date.now())) {
-    for (const holder of [...holding]) holder[VIEW](true);
-  }
-  armWakeTimer();
-}
-
 function rethrowLater(error) {
   queueMicrotask(() => {
     throw error;
@@ -307,6 +258,8 @@ export class LeaseHolder {
   // latest renewal reply arrived, before the core applied it.
   #renewDueAt = null;
   #remainingAtReply = null;
+  /** The wake ticker's id for the current hold, or null. */
+  #wakeId = null;
 
   /** Called with the reason when the lease is lost (not when released). Assign a function. */
   onLeaseLost = null;
@@ -488,7 +441,9 @@ export class LeaseHolder {
         this.#scheduleNextRenewal();
         this.#surrendered = false;
         this.#hold = new AbortController();
-        holdStarted(this, this.#core.marginMs);
+        // Node has no wake event: while a lease is held, the realm's one wake ticker (the core's)
+        // reads the clocks and has this holder re-check its deadlines after a sleep.
+        this.#wakeId = wakeHoldStarted(() => this[VIEW](true), this.#core.marginMs);
         this.#pending?.settle({ acquired: true, token: detail.token });
         break;
       case "renewed":
@@ -526,7 +481,7 @@ export class LeaseHolder {
       }
       case "lost":
         awake.delete(this);
-        holdEnded(this, this.#core.marginMs);
+        this.#holdEnded();
         this.#counts.losses += 1;
         countInto(this.#lossReasons, detail.reason);
         this.#renewDueAt = null;
@@ -543,7 +498,7 @@ export class LeaseHolder {
         break;
       case "released":
         awake.delete(this);
-        holdEnded(this, this.#core.marginMs);
+        this.#holdEnded();
         this.#counts.releases += 1;
         this.#renewDueAt = null;
         this.#remainingAtReply = null;
@@ -552,6 +507,12 @@ export class LeaseHolder {
       default:
         break;
     }
+  }
+
+  #holdEnded() {
+    if (this.#wakeId === null) return;
+    wakeHoldEnded(this.#wakeId, this.#core.marginMs);
+    this.#wakeId = null;
   }
 
   #endHold(reason) {

@@ -25,7 +25,7 @@ pub use holder::HolderCore;
 pub use lease::LeaseCore;
 pub use replay::RecentCallsCore;
 pub use tab::{ObserverCore, PageHoldCore, TabElectionCore};
-pub use wake::WakeCore;
+pub use wake::{wake_hold_ended, wake_hold_started};
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
 // does. Not with threads: it assumes one.
