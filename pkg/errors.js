@@ -38,10 +38,14 @@ export function isLeaseError(value) {
   );
 }
 
-/** Re-creates an error thrown by the WebAssembly layer as the exported LeaseError class. */
+/**
+ * Re-creates an error thrown by the WebAssembly layer as the exported LeaseError class, with the
+ * fields it carries (`field`, `missing`, ...) and its `cause`.
+ */
 export function fromCore(error) {
   if (error instanceof LeaseError || !(error instanceof Error) || error.name !== "LeaseError") {
     return error;
   }
-  return new LeaseError(error.code, error.message, { field: error.field });
+  const { name, code, cause, ...fields } = error;
+  return Object.assign(new LeaseError(code, error.message, { cause }), fields);
 }
