@@ -28,9 +28,10 @@ use super::sys::{has_global_function, lock_manager, on_settled, origin_ms, rando
 use super::wire::{EngineConfig, EntryWire, FromEngine, Report, ToEngine};
 use super::NAME_PREFIX;
 use crate::core::{
-    checked_ms, AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, MonoTime, Now, TabConfig,
+    checked_ms, AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, MonoTime, Notice, TabConfig,
     TabElection, TabEvent, TabOutput,
 };
+use crate::protocol::Token;
 
 /// The Web Lock request of the moment.
 struct LockRequest {
@@ -40,6 +41,21 @@ struct LockRequest {
     release: Option<Function>,
     /// Withdraws the request while it waits (a steal cannot be withdrawn).
     abort: Option<AbortController>,
+}
+
+/// What the engine feeds its core: the page's commands and the outcomes of its IO.
+enum Input {
+    Join,
+    Leave { now: bool },
+    Yield(f64),
+    Check,
+    Close,
+    Pong,
+    Timeout,
+    Notice(Notice),
+    Read(IoId, Result<Option<LogEntry>, ()>),
+    Appended(IoId, AppendOutcome),
+    Lock(IoId, LockEvent),
 }
 
 /// The open channel, and its handler.
@@ -144,22 +160,16 @@ impl Engine {
     /// A message from the page.
     pub fn handle(self: &Rc<Self>, message: ToEngine) {
         match message {
-            ToEngine::Join => self.input(|core, now| core.join(now)),
-            ToEngine::Leave => self.input(|core, now| core.leave(now, false)),
-            // The page stopped believing the hold `epoch` (its own clocks said it ran out): the
-            // core steps down if that is still the current hold, and stays a candidate.
-            ToEngine::Yield(epoch) => self.input(move |core, now| {
-                if let Ok(epoch) = crate::protocol::Token::from_f64(epoch) {
-                    core.yield_role(now, epoch.get());
-                }
-            }),
+            ToEngine::Join => self.input(Input::Join),
+            ToEngine::Leave => self.input(Input::Leave { now: false }),
+            ToEngine::Yield(epoch) => self.input(Input::Yield(epoch)),
             ToEngine::Check => {
-                self.input(|core, now| core.check(now));
+                self.input(Input::Check);
                 if let Some(global) = &self.global {
                     global.check();
                 }
             }
-            ToEngine::Close => self.input(|core, now| core.close(now)),
+            ToEngine::Close => self.input(Input::Close),
             ToEngine::Pong(number) => {
                 let answered = self.state.try_borrow_mut().is_ok_and(|mut state| {
                     let answered = state.pinged == Some(number);
@@ -169,7 +179,7 @@ impl Engine {
                     answered
                 });
                 if answered {
-                    self.input(|core, now| core.handle_pong(now));
+                    self.input(Input::Pong);
                 }
             }
             ToEngine::Answer(answer) => {
@@ -184,7 +194,7 @@ impl Engine {
     /// Withdraws at once, writing nothing: the page is leaving, and the lock and channel must be
     /// let go before it may be frozen.
     pub fn leave_now(self: &Rc<Self>) {
-        self.input(|core, now| core.leave(now, true));
+        self.input(Input::Leave { now: true });
     }
 
     /// The epoch of the hold reported active, if any.
@@ -197,20 +207,39 @@ impl Engine {
     /// election's, and a hold that ran out meanwhile must not be acted on.
     pub fn still_held(self: &Rc<Self>, epoch: u64) -> bool {
         if self.held() == Some(epoch) {
-            self.input(|core, now| core.handle_timeout(now));
+            self.input(Input::Timeout);
         }
         self.held() == Some(epoch)
     }
 
     /// Feeds one input to the core with the clocks read now, then carries out its outputs.
-    fn input(self: &Rc<Self>, apply: impl FnOnce(&mut TabElection, Now)) {
+    fn input(self: &Rc<Self>, input: Input) {
         let (mono, wall) = now_ms();
         {
             let Ok(mut state) = self.state.try_borrow_mut() else {
                 return;
             };
             state.reading = (mono, wall);
-            apply(&mut state.core, reading(mono, wall));
+            let (core, now) = (&mut state.core, reading(mono, wall));
+            match input {
+                Input::Join => core.join(now),
+                Input::Leave { now: immediately } => core.leave(now, immediately),
+                // The page stopped believing the hold `epoch` (its own clocks said it ran out):
+                // the core steps down if that is still the current hold, and stays a candidate.
+                Input::Yield(epoch) => {
+                    if let Ok(epoch) = Token::from_f64(epoch) {
+                        core.yield_role(now, epoch.get());
+                    }
+                }
+                Input::Check => core.check(now),
+                Input::Close => core.close(now),
+                Input::Pong => core.handle_pong(now),
+                Input::Timeout => core.handle_timeout(now),
+                Input::Notice(notice) => core.handle_notice(now, notice),
+                Input::Read(id, entry) => core.handle_read(now, id, entry),
+                Input::Appended(id, outcome) => core.handle_append(now, id, outcome),
+                Input::Lock(id, event) => core.handle_lock(now, id, event),
+            }
         }
         self.drive();
     }
@@ -264,7 +293,7 @@ impl Engine {
                 .and_then(|mut s| s.timer.take());
             drop(fired);
             // Trust the clocks, not the timer: it may have fired late.
-            engine.input(|core, now| core.handle_timeout(now));
+            engine.input(Input::Timeout);
         });
         if let Ok(mut state) = self.state.try_borrow_mut() {
             state.timer = Some((timeout, due));
@@ -289,7 +318,7 @@ impl Engine {
                 store::latest_entry(&self.name, move |entry| {
                     if let Some(engine) = weak.upgrade() {
                         let entry = entry.map_err(|_| ());
-                        engine.input(move |core, now| core.handle_read(now, id, entry));
+                        engine.input(Input::Read(id, entry));
                     }
                 });
             }
@@ -307,7 +336,7 @@ impl Engine {
                         Err(_) => AppendOutcome::Failed,
                     };
                     if let Some(engine) = weak.upgrade() {
-                        engine.input(move |core, now| core.handle_append(now, id, outcome));
+                        engine.input(Input::Appended(id, outcome));
                     }
                 });
             }
@@ -405,7 +434,7 @@ impl Engine {
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let Some(engine) = weak.upgrade() else { return };
             if let Some(notice) = EntryWire::notice(event.data()) {
-                engine.input(move |core, now| core.handle_notice(now, notice));
+                engine.input(Input::Notice(notice));
             }
         });
         channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -477,7 +506,7 @@ impl Engine {
             if !current {
                 return JsValue::UNDEFINED;
             }
-            engine.input(move |core, now| core.handle_lock(now, id, LockEvent::Granted));
+            engine.input(Input::Lock(id, LockEvent::Granted));
             held.into()
         });
         let request = locks.request_with_options(
@@ -502,7 +531,7 @@ impl Engine {
                     state.lock = None;
                 }
             }
-            engine.input(move |core, now| core.handle_lock(now, id, LockEvent::Lost));
+            engine.input(Input::Lock(id, LockEvent::Lost));
         });
     }
 
