@@ -8,7 +8,7 @@ use super::error::get;
 use crate::core::{ConfigError, HolderConfig, HolderOptionsMs};
 
 /// An optional number: `undefined` is absent, anything but a number is an error.
-pub fn number_option(config: &JsValue, key: &'static str) -> Result<Option<f64>, ConfigError> {
+fn number_option(config: &JsValue, key: &'static str) -> Result<Option<f64>, ConfigError> {
     let value = get(config, key);
     if value.is_undefined() {
         return Ok(None);

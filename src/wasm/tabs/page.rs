@@ -25,7 +25,7 @@ use web_sys::{
 
 use super::super::error::{config_error, get, lease_error, set};
 use super::super::js::{now_ms, performance_now};
-use super::super::options::{holder_config, number_option};
+use super::super::options::holder_config;
 use super::engine::Engine;
 use super::sys::{
     describe, error_with, global, has_global_function, later, lock_manager, on_settled, origin_ms,
@@ -62,6 +62,7 @@ struct Listener {
 struct State {
     /// This page's candidate id: fresh per engine (a page back from the cache is a new one).
     instance: String,
+    /// Whether the engine uses Web Locks (`mode`): this context's guess until the engine says.
     web_locks_mode: bool,
     transport: Option<Transport>,
     /// Whether the worker listens (messages wait in `queue` until it does).
@@ -110,9 +111,13 @@ struct Page {
 
 /// What a change of standing tells the class.
 enum Change {
+    /// Nothing changed.
     None,
+    /// Still active: the backstop timer follows the hold's new end.
     Rearm,
+    /// Became active, with this epoch and grantor token.
     Active(Option<f64>, Option<f64>),
+    /// Stopped being active, for this reason.
     Inactive(String),
 }
 
@@ -241,15 +246,11 @@ fn page(
         &get(options, "renewIntervalMs"),
     );
     let heartbeat = holder_config(&timings, 0).map_err(|e| config_error(&e))?;
-    // Validated as numbers just above.
-    let lease_ms = number_option(&timings, "leaseMs")
-        .ok()
-        .flatten()
-        .unwrap_or(0.0);
-    let margin_ms = number_option(&timings, "marginMs")
-        .ok()
-        .flatten()
-        .unwrap_or(0.0);
+    // Numbers, as the check just found; kept as given for the getters and the engine.
+    let (lease_ms, margin_ms) = (
+        lease.as_f64().unwrap_or(0.0),
+        margin.as_f64().unwrap_or(0.0),
+    );
 
     let in_window = !get(&global(), "document").is_undefined();
     let has_worker = has_global_function("Worker");
@@ -875,7 +876,8 @@ impl Page {
         let weak = Rc::downgrade(self);
         // A backstop only: in a hidden tab this timer may fire a minute late, but every read of
         // `isActive` or `signal`, and every wake-up event, checks the clocks directly.
-        let timer = Timeout::new((left.max(0.0) + 1.0) as u32, move || {
+        let delay_ms = (left.max(0.0) + 1.0).min(2_147_483_647.0);
+        let timer = Timeout::new(delay_ms as u32, move || {
             if let Some(page) = weak.upgrade() {
                 page.update("expired");
             }
