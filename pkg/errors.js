@@ -39,16 +39,13 @@ export function isLeaseError(value) {
 }
 
 /**
- * Re-creates an error made by the WebAssembly layer as the exported LeaseError class, with every
- * field it carries (`field`, `reason`, `kind`, `status`, `cause`, ...).
+ * Re-creates an error thrown by the WebAssembly layer as the exported LeaseError class, with the
+ * fields it carries (`field`, `missing`, ...) and its `cause`.
  */
 export function fromCore(error) {
   if (error instanceof LeaseError || !(error instanceof Error) || error.name !== "LeaseError") {
     return error;
   }
-  const converted = new LeaseError(error.code, error.message, { cause: error.cause });
-  for (const key of Object.keys(error)) {
-    if (key !== "name" && key !== "code" && key !== "cause") converted[key] = error[key];
-  }
-  return converted;
+  const { name, code, cause, ...fields } = error;
+  return Object.assign(new LeaseError(code, error.message, { cause }), fields);
 }

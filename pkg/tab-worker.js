@@ -2,9 +2,10 @@
 // main-thread timers to one wake-up a minute after five minutes; a dedicated worker's timers keep
 // their schedule. scripts/build bundles this file into one self-contained script that the page
 // starts from a Blob, so no bundler has to find, copy or serve a worker file. The page posts its
-// compiled core first (a WebAssembly.Module is shared, not copied), then waits for `ready`.
+// compiled core first (a WebAssembly.Module is shared, not copied); the core then serves the
+// election's engine over the worker's messages.
 import { coreModule, provideCore } from "./core.js";
-import { serveEngine } from "./tab-engine.js";
+import { serveTabEngine } from "./glue/tenure.js";
 
 globalThis.onmessage = (event) => {
   if (event.data?.type !== "core") return;
@@ -15,8 +16,8 @@ globalThis.onmessage = (event) => {
   try {
     coreModule();
   } catch (error) {
-    globalThis.postMessage({ type: "error", message: `loading the core: ${error?.message ?? error}` });
+    globalThis.postMessage({ failed: `loading the core: ${error?.message ?? error}` });
     return;
   }
-  serveEngine(globalThis);
+  serveTabEngine();
 };

@@ -1,7 +1,7 @@
 // The generated half of pkg/ (run by scripts/build after the WebAssembly is built), all in
 // pkg/glue/ from the package's own sources, so nothing is maintained twice:
 // - core-base64.js: the optimized core as base64, which pkg/inline-core.js compiles on first use;
-// - tab-worker-source.js: pkg/tab-worker.js bundled whole (engine, API, glue; not the core, which
+// - tab-worker-source.js: pkg/tab-worker.js bundled whole (the glue and the core loader; not the core, which
 //   the page posts to it) as a string that pkg/tab-lease.js starts as a Blob worker;
 // - tenure.cjs and tenure.d.cts: the CommonJS entry, pkg/index.js bundled, and its types;
 // - react.cjs and react.d.cts: the same for pkg/react.js, requiring tenure.cjs and react.

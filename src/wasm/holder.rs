@@ -1,11 +1,17 @@
 //! `HolderCore`: drives a core [`Holder`] with JavaScript's timers and a JavaScript grantor.
 //!
+//! The driving loop is [`Driver`]: it feeds the core, sends its requests through a [`Host`] and
+//! delivers its events there, with one timer. `HolderCore` is a driver whose host is a
+//! JavaScript grantor and event callback ([`JsHost`]); `TabLease`'s global mode drives one whose
+//! grantor is on the page, behind the worker's messages.
+//!
 //! The rule that keeps this sound: **no `RefCell` borrow is held while JavaScript runs**. Every
 //! step borrows the core, applies one input, drains the outputs into a local list, drops the
-//! borrow, and only then calls the grantor, the event callback or the timer functions. Those may
-//! call straight back into the holder (an `onLeaseLost` that re-acquires, a grantor that answers
-//! synchronously), and they find the core free. Borrows are taken with `try_borrow_mut`, and a
-//! step that found the core busy (which the rule rules out) does nothing rather than panic.
+//! borrow, and only then calls the host (the grantor, the event callback) or the timer
+//! functions. Those may call straight back into the holder (an `onLeaseLost` that re-acquires, a
+//! grantor that answers synchronously), and they find the core free. Borrows are taken with
+//! `try_borrow_mut`, and a step that found the core busy (which the rule rules out) does nothing
+//! rather than panic.
 //!
 //! Every step also publishes the core's safe window for the package's `Lease` (see
 //! [`super::window`]), and first records the reading that `Lease` last answered from it.
@@ -22,30 +28,39 @@ use web_sys::AbortController;
 
 use super::js::{random_seed, request_prefix, then_call};
 use super::lease::{now, now_or_expired};
+use super::options::holder_config;
 use super::reply::{failure_from_error, grant_outcome, renew_outcome};
 use super::window::PublishedWindow;
 use crate::core::{
-    AcquireFailure, ConfigError, Event, Failure, FailureKind, Holder, HolderConfig,
-    HolderOptionsMs, Micros, MonoTime, Output, Phase, Reply, Request, RequestId, RequestKind,
+    AcquireFailure, ConfigError, Event, Failure, FailureKind, Holder, HolderConfig, Micros,
+    MonoTime, Now, Output, Phase, Reply, Request, RequestId, RequestKind, UsageError,
 };
 
-/// The JavaScript side of a holder: what it talks to and whom it tells. Cells, not `RefCell`s,
-/// outside the core: each is taken out, changed and put back, so none can be found borrowed.
+/// What a driven holder talks to: the grantor and whoever hears its events. The driver calls
+/// every method with no borrow held, so each may call straight back into the holder.
+pub trait Host {
+    /// Sends `request` to the grantor with `args` (`resource`, `holder`, `requestId` and the
+    /// request's own fields); a promise of the grantor's answer, or `None` when the grantor
+    /// has no method for it (an optional `release`).
+    fn call(&self, id: RequestId, kind: &RequestKind, args: Object) -> Option<Promise>;
+    /// The call `id` is over: it settled, or (`abandoned`) the holder stopped waiting for it.
+    fn finished(&self, id: RequestId, abandoned: bool);
+    /// Delivers one of the holder's events.
+    fn deliver(&self, event: &Event);
+    /// The holder was disposed: stop every call still in flight.
+    fn dispose(&self);
+}
+
+/// The driver's state. Cells, not `RefCell`s, outside the core: each is taken out, changed and
+/// put back, so none can be found borrowed.
 struct Shared {
     core: RefCell<Holder>,
     window: PublishedWindow,
-    grantor: JsValue,
-    grant: Function,
-    renew: Function,
-    release: Option<Function>,
+    host: Rc<dyn Host>,
     resource: JsValue,
     holder_id: JsValue,
     request_prefix: JsString,
-    on_event: Function,
-    /// `leaseMs`, `marginMs` and `renewIntervalMs` as validated: fixed for the holder's life.
-    config: (f64, f64, f64),
     timer: Cell<Option<ArmedTimer>>,
-    in_flight: Cell<Vec<(RequestId, AbortController)>>,
     last_release: Cell<Option<Promise>>,
     disposed: Cell<bool>,
 }
@@ -54,14 +69,6 @@ struct Shared {
 struct ArmedTimer {
     _timeout: Timeout,
     due: MonoTime,
-}
-
-impl Drop for Shared {
-    fn drop(&mut self) {
-        for (_, controller) in self.in_flight.take() {
-            controller.abort();
-        }
-    }
 }
 
 /// Runs `step` on the core, between recording the reading the package's `Lease` answered from
@@ -78,10 +85,189 @@ fn step<R>(shared: &Shared, step: impl FnOnce(&mut Holder) -> R) -> Option<R> {
     Some(result)
 }
 
+/// Drives one core [`Holder`]: its timer, its requests through a [`Host`], its events back.
+#[derive(Clone)]
+pub struct Driver {
+    shared: Rc<Shared>,
+}
+
+impl Driver {
+    /// A holder of `resource` as `holder_id` (JavaScript strings, passed on as they are).
+    pub fn new(
+        config: HolderConfig,
+        resource: JsValue,
+        holder_id: JsValue,
+        host: Rc<dyn Host>,
+    ) -> Driver {
+        let shared = Rc::new(Shared {
+            core: RefCell::new(Holder::new(config)),
+            window: PublishedWindow::new(),
+            host,
+            request_prefix: request_prefix(&holder_id),
+            resource,
+            holder_id,
+            timer: Cell::new(None),
+            last_release: Cell::new(None),
+            disposed: Cell::new(false),
+        });
+        Driver { shared }
+    }
+
+    /// Starts acquiring (with `campaign`, until granted or cancelled); the outcome arrives as
+    /// an [`Event::Acquired`] or [`Event::AcquireFailed`].
+    pub fn acquire(&self, campaign: bool) -> Result<(), UsageError> {
+        let now = now();
+        let result = step(&self.shared, |core| core.acquire(now, campaign));
+        drive(&self.shared);
+        result.unwrap_or(Ok(()))
+    }
+
+    /// Stops a campaign or pending acquire.
+    pub fn cancel_acquire(&self) {
+        let now = now();
+        step(&self.shared, |core| core.cancel_acquire(now));
+        drive(&self.shared);
+    }
+
+    /// Ends the hold locally with `reason`.
+    pub fn surrender(&self, reason: &str) {
+        let now = now();
+        step(&self.shared, |core| core.surrender(now, reason));
+        drive(&self.shared);
+    }
+
+    /// Ends the hold and tells the grantor; the promise settles with the grantor's `release`
+    /// (at once if nothing was held or the grantor has none).
+    pub fn release(&self) -> Promise {
+        self.shared.last_release.take();
+        let now = now();
+        step(&self.shared, |core| core.release(now));
+        drive(&self.shared);
+        let pending = self.shared.last_release.take();
+        pending.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED))
+    }
+
+    /// Re-checks every deadline now.
+    pub fn check(&self) {
+        let now = now();
+        step(&self.shared, |core| core.handle_timeout(now));
+        drive(&self.shared);
+    }
+
+    /// Whether the lease is held with more than the margin left at `now`.
+    pub fn is_safely_held(&self, now: Now) -> bool {
+        step(&self.shared, |core| core.is_safely_held(now)).unwrap_or(false)
+    }
+
+    /// Time left at `now` (zero when not held).
+    pub fn remaining(&self, now: Now) -> Micros {
+        step(&self.shared, |core| core.remaining(now)).unwrap_or(Micros::ZERO)
+    }
+
+    /// Runs `read` on the core unless it is busy (which the module's rule rules out).
+    fn read<R>(&self, read: impl FnOnce(&Holder) -> R) -> Option<R> {
+        self.shared.core.try_borrow().ok().map(|core| read(&core))
+    }
+
+    /// The held token, if any.
+    pub fn token(&self) -> Option<f64> {
+        self.read(|core| core.lease().token().map(|t| t.get() as f64))
+            .flatten()
+    }
+
+    /// Stops the timer and every call in flight; the holder does nothing more.
+    pub fn dispose(&self) {
+        self.shared.disposed.set(true);
+        drop(self.shared.timer.take());
+        self.shared.host.dispose();
+    }
+}
+
+/// `HolderCore`'s host: a JavaScript grantor, called with an `AbortSignal` that aborts when the
+/// holder stops waiting, and a JavaScript event callback.
+struct JsHost {
+    grantor: JsValue,
+    grant: Function,
+    renew: Function,
+    release: Option<Function>,
+    on_event: Function,
+    in_flight: Cell<Vec<(RequestId, AbortController)>>,
+}
+
+impl Drop for JsHost {
+    fn drop(&mut self) {
+        self.dispose();
+    }
+}
+
+impl Host for JsHost {
+    fn call(&self, id: RequestId, kind: &RequestKind, args: Object) -> Option<Promise> {
+        // Every runtime the package supports has AbortController; `new` fails only where there
+        // is none, and then the request goes without a signal (the core still abandons it on
+        // time).
+        let controller = AbortController::new().ok();
+        let signal = controller
+            .as_ref()
+            .map_or(JsValue::UNDEFINED, |c| c.signal().into());
+        set(&args, "signal", &signal);
+        let function = match kind {
+            RequestKind::Grant { .. } => Some(&self.grant),
+            RequestKind::Renew { .. } => Some(&self.renew),
+            RequestKind::Release { .. } => self.release.as_ref(),
+        }?;
+        // The grantor is user code: it may throw synchronously, return a value or a promise.
+        let promise = match function.call1(&self.grantor, &args) {
+            Ok(value) => Promise::resolve(&value),
+            Err(error) => Promise::reject(&error),
+        };
+        // Nobody aborts a release: a failed release only means others wait for the expiry.
+        if let (Some(controller), false) = (controller, matches!(kind, RequestKind::Release { .. }))
+        {
+            let mut in_flight = self.in_flight.take();
+            in_flight.push((id, controller));
+            self.in_flight.set(in_flight);
+        }
+        Some(promise)
+    }
+
+    fn finished(&self, id: RequestId, abandoned: bool) {
+        let (ended, waiting): (Vec<_>, Vec<_>) = self
+            .in_flight
+            .take()
+            .into_iter()
+            .partition(|(i, _)| *i == id);
+        self.in_flight.set(waiting);
+        // abort() runs the grantor's abort listeners: user code, so the list is back in place
+        // first.
+        if abandoned {
+            for (_, controller) in ended {
+                controller.abort();
+            }
+        }
+    }
+
+    fn deliver(&self, event: &Event) {
+        let (kind, detail) = event_detail(event);
+        // The JavaScript layer catches and re-throws callback errors on a microtask, so an
+        // exception here cannot leave the holder half-driven.
+        let _ = self
+            .on_event
+            .call2(&JsValue::UNDEFINED, &JsValue::from_str(kind), &detail);
+    }
+
+    fn dispose(&self) {
+        for (_, controller) in self.in_flight.take() {
+            controller.abort();
+        }
+    }
+}
+
 /// Drives one lease holder. The package's `LeaseHolder` class wraps it.
 #[wasm_bindgen]
 pub struct HolderCore {
-    shared: Rc<Shared>,
+    driver: Driver,
+    /// `leaseMs`, `marginMs` and `renewIntervalMs` as validated: fixed for the holder's life.
+    config: (f64, f64, f64),
 }
 
 /// A non-empty string option, kept as the JavaScript string it is: the holder only passes it on.
@@ -94,29 +280,6 @@ fn string_option(config: &JsValue, key: &'static str) -> Result<JsValue, JsValue
             problem: "must be a non-empty string",
         })),
     }
-}
-
-fn number_option(config: &JsValue, key: &'static str) -> Result<Option<f64>, JsValue> {
-    let value = get(config, key);
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    match value.as_f64() {
-        Some(n) => Ok(Some(n)),
-        None => Err(config_error(&ConfigError {
-            field: key,
-            problem: "must be a number",
-        })),
-    }
-}
-
-fn required_number(config: &JsValue, key: &'static str) -> Result<f64, JsValue> {
-    number_option(config, key)?.ok_or_else(|| {
-        config_error(&ConfigError {
-            field: key,
-            problem: "is required",
-        })
-    })
 }
 
 fn method(grantor: &JsValue, name: &'static str) -> Option<Function> {
@@ -148,77 +311,55 @@ impl HolderCore {
         let renew = method(&grantor, "renew").ok_or_else(|| missing_grantor("grantor.renew"))?;
         let resource = string_option(&config, "resource")?;
         let holder_id = string_option(&config, "holderId")?;
-        let options = HolderOptionsMs {
-            renew_interval_ms: number_option(&config, "renewIntervalMs")?,
-            request_timeout_ms: number_option(&config, "requestTimeoutMs")?,
-            retry_delay_ms: number_option(&config, "retryDelayMs")?,
-            retry_delay_max_ms: number_option(&config, "retryDelayMaxMs")?,
-        };
-        let lease_ms = required_number(&config, "leaseMs")?;
-        let margin_ms = required_number(&config, "marginMs")?;
-        let core = HolderConfig::from_ms(lease_ms, margin_ms, options, random_seed())
-            .map_err(|e| config_error(&e))?;
-        let config = (
+        let core = holder_config(&config, random_seed()).map_err(|e| config_error(&e))?;
+        let validated = (
             core.lease.as_ms_f64(),
             core.margin.as_ms_f64(),
             core.renew_interval.as_ms_f64(),
         );
-        let shared = Rc::new(Shared {
-            core: RefCell::new(Holder::new(core)),
-            window: PublishedWindow::new(),
+        let host = Rc::new(JsHost {
             release: method(&grantor, "release"),
             grantor,
             grant,
             renew,
-            request_prefix: request_prefix(&holder_id),
-            resource,
-            holder_id,
             on_event,
-            config,
-            timer: Cell::new(None),
             in_flight: Cell::new(Vec::new()),
-            last_release: Cell::new(None),
-            disposed: Cell::new(false),
         });
-        Ok(HolderCore { shared })
+        Ok(HolderCore {
+            driver: Driver::new(core, resource, holder_id, host),
+            config: validated,
+        })
     }
 
     /// Starts acquiring; the outcome arrives as an `acquired` or `acquireFailed` event. With
     /// `campaign`, retries until granted or cancelled.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn acquire(&self, campaign: bool) -> Result<(), JsValue> {
-        let now = now();
-        let result = step(&self.shared, |core| core.acquire(now, campaign));
-        drive(&self.shared);
-        match result {
-            Some(Err(crate::core::UsageError::AlreadyHeld)) => Err(lease_error(
+        match self.driver.acquire(campaign) {
+            Err(UsageError::AlreadyHeld) => Err(lease_error(
                 "ERR_LEASE_USAGE",
                 "the lease is already held",
                 None,
             )),
-            Some(Err(crate::core::UsageError::AcquireInProgress)) => Err(lease_error(
+            Err(UsageError::AcquireInProgress) => Err(lease_error(
                 "ERR_LEASE_USAGE",
                 "an acquire is already in progress",
                 None,
             )),
-            _ => Ok(()),
+            Ok(()) => Ok(()),
         }
     }
 
     /// Stops a campaign or pending acquire.
     #[wasm_bindgen(skip_jsdoc, js_name = cancelAcquire)]
     pub fn cancel_acquire(&self) {
-        let now = now();
-        step(&self.shared, |core| core.cancel_acquire(now));
-        drive(&self.shared);
+        self.driver.cancel_acquire();
     }
 
     /// Ends the hold locally with `reason`, as the design's `surrender`.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn surrender(&self, reason: &str) {
-        let now = now();
-        step(&self.shared, |core| core.surrender(now, reason));
-        drive(&self.shared);
+        self.driver.surrender(reason);
     }
 
     /// Ends the hold and tells the grantor. Resolves when the grantor's `release` settles
@@ -226,49 +367,33 @@ impl HolderCore {
     /// grant still in flight is released when its reply arrives, after this resolves.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn release(&self) -> Promise {
-        self.shared.last_release.take();
-        let now = now();
-        step(&self.shared, |core| core.release(now));
-        drive(&self.shared);
-        let pending = self.shared.last_release.take();
-        pending.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED))
+        self.driver.release()
     }
 
     /// Re-checks every deadline now. Hosts call it after possible sleep or throttling.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn check(&self) {
-        let now = now();
-        step(&self.shared, |core| core.handle_timeout(now));
-        drive(&self.shared);
+        self.driver.check();
     }
 
     /// Whether the lease is held with more than the margin left at the given readings.
     #[wasm_bindgen(skip_jsdoc, js_name = isSafelyHeldAt)]
     pub fn is_safely_held_at(&self, mono_ms: f64, wall_ms: f64) -> bool {
-        match now_or_expired(mono_ms, wall_ms) {
-            Some(now) => step(&self.shared, |core| core.is_safely_held(now)).unwrap_or(false),
-            None => false,
-        }
+        now_or_expired(mono_ms, wall_ms).is_some_and(|now| self.driver.is_safely_held(now))
     }
 
     /// Milliseconds left at the given readings (0 when not held).
     #[wasm_bindgen(skip_jsdoc, js_name = remainingMsAt)]
     pub fn remaining_ms_at(&self, mono_ms: f64, wall_ms: f64) -> f64 {
-        match now_or_expired(mono_ms, wall_ms) {
-            Some(now) => step(&self.shared, |core| core.remaining(now))
-                .unwrap_or(Micros::ZERO)
-                .as_ms_f64(),
-            None => 0.0,
-        }
+        now_or_expired(mono_ms, wall_ms).map_or(0.0, |now| self.driver.remaining(now).as_ms_f64())
     }
 
     /// `"idle"`, `"acquiring"` or `"held"`.
     #[wasm_bindgen(skip_jsdoc, getter)]
     pub fn phase(&self) -> JsString {
-        let phase = self.shared.core.try_borrow().map(|core| core.phase());
-        JsString::from(match phase {
-            Ok(Phase::Held) => "held",
-            Ok(Phase::Acquiring) => "acquiring",
+        JsString::from(match self.driver.read(Holder::phase) {
+            Some(Phase::Held) => "held",
+            Some(Phase::Acquiring) => "acquiring",
             _ => "idle",
         })
     }
@@ -276,64 +401,60 @@ impl HolderCore {
     /// The published window (see [`super::window`]): five numbers the package's `Lease` reads.
     #[wasm_bindgen(skip_jsdoc, getter)]
     pub fn window(&self) -> Float64Array {
-        self.shared.window.view()
+        self.driver.shared.window.view()
     }
 
     /// The held token, or `undefined`.
     #[wasm_bindgen(skip_jsdoc, getter)]
     pub fn token(&self) -> Option<f64> {
-        let core = self.shared.core.try_borrow().ok()?;
-        core.lease().token().map(|t| t.get() as f64)
+        self.driver.token()
     }
 
     /// The `performance.now()` stamp of the current grant's send time, or `undefined`.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = acquiredAt)]
     pub fn acquired_at(&self) -> Option<f64> {
-        let core = self.shared.core.try_borrow().ok()?;
-        core.lease().acquired_at().map(|t| t.0 as f64 / 1000.0)
+        self.driver
+            .read(|core| core.lease().acquired_at().map(|t| t.0 as f64 / 1000.0))
+            .flatten()
     }
 
     /// The `performance.now()` stamp at which the next renewal is due on the lease's own
     /// schedule, or `undefined` (not held, a renewal in flight, or retrying after a failure).
     #[wasm_bindgen(skip_jsdoc, getter, js_name = renewDueAtMs)]
     pub fn renew_due_at_ms(&self) -> Option<f64> {
-        let core = self.shared.core.try_borrow().ok()?;
-        core.renewal_due().map(|t| t.0 as f64 / 1000.0)
+        self.driver
+            .read(|core| core.renewal_due().map(|t| t.0 as f64 / 1000.0))
+            .flatten()
     }
 
     /// Renewal failures in a row.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = consecutiveFailures)]
     pub fn consecutive_failures(&self) -> u32 {
-        let core = self.shared.core.try_borrow();
-        core.map_or(0, |core| core.consecutive_failures())
+        self.driver.read(Holder::consecutive_failures).unwrap_or(0)
     }
 
     /// The validated renew interval in ms.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = renewIntervalMs)]
     pub fn renew_interval_ms(&self) -> f64 {
-        self.shared.config.2
+        self.config.2
     }
 
     /// The validated lease duration in ms.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = leaseMs)]
     pub fn lease_ms(&self) -> f64 {
-        self.shared.config.0
+        self.config.0
     }
 
     /// The validated margin in ms.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = marginMs)]
     pub fn margin_ms(&self) -> f64 {
-        self.shared.config.1
+        self.config.1
     }
 
     /// Stops the timer and aborts requests in flight; the holder does nothing more.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn dispose(&self) {
-        self.shared.disposed.set(true);
-        drop(self.shared.timer.take());
-        for (_, controller) in self.shared.in_flight.take() {
-            controller.abort();
-        }
+        self.driver.dispose();
     }
 }
 
@@ -358,8 +479,8 @@ fn drive(shared: &Rc<Shared>) {
     for output in outputs {
         match output {
             Output::Send(request) => send(shared, request),
-            Output::Event(event) => deliver(shared, &event),
-            Output::Abandon(id) => abandon(shared, id),
+            Output::Event(event) => shared.host.deliver(&event),
+            Output::Abandon(id) => shared.host.finished(id, true),
         }
     }
     arm_timer(shared);
@@ -391,7 +512,7 @@ fn arm_timer(shared: &Rc<Shared>) {
     }));
 }
 
-fn request_args(shared: &Shared, request: &Request, signal: &JsValue) -> Object {
+fn request_args(shared: &Shared, request: &Request) -> Object {
     let args = Object::new();
     set(&args, "resource", &shared.resource);
     set(&args, "holder", &shared.holder_id);
@@ -421,7 +542,6 @@ fn request_args(shared: &Shared, request: &Request, signal: &JsValue) -> Object 
         .request_prefix
         .concat(&JsValue::from_f64(request.id.0 as f64));
     set(&args, "requestId", &request_id);
-    set(&args, "signal", signal);
     args
 }
 
@@ -432,23 +552,9 @@ fn settled(promise: &Promise) -> Promise {
 }
 
 fn send(shared: &Rc<Shared>, request: Request) {
-    // Every runtime the package supports has AbortController; `new` fails only where there is
-    // none, and then the request goes without a signal (the core still abandons it on time).
-    let controller = AbortController::new().ok();
-    let signal = controller
-        .as_ref()
-        .map_or(JsValue::UNDEFINED, |c| c.signal().into());
-    let args = request_args(shared, &request, &signal);
-    let function = match request.kind {
-        RequestKind::Grant { .. } => Some(&shared.grant),
-        RequestKind::Renew { .. } => Some(&shared.renew),
-        RequestKind::Release { .. } => shared.release.as_ref(),
-    };
-    let Some(function) = function else { return };
-    // The grantor is user code: it may throw synchronously, return a value or a promise.
-    let promise = match function.call1(&shared.grantor, &args) {
-        Ok(value) => Promise::resolve(&value),
-        Err(error) => Promise::reject(&error),
+    let args = request_args(shared, &request);
+    let Some(promise) = shared.host.call(request.id, &request.kind, args) else {
+        return;
     };
     if let RequestKind::Release { .. } = request.kind {
         // Nobody waits on a release's outcome except `release()`'s caller; a failed release only
@@ -459,16 +565,11 @@ fn send(shared: &Rc<Shared>, request: Request) {
             .set(Some(then_call(&settled(&promise), &done)));
         return;
     }
-    if let Some(controller) = controller {
-        let mut in_flight = shared.in_flight.take();
-        in_flight.push((request.id, controller));
-        shared.in_flight.set(in_flight);
-    }
     // The closure holds the holder until the grantor answers, as a pending call should.
     let shared = Rc::clone(shared);
     let on_settled = Closure::once_into_js(move |outcomes: JsValue| {
         let outcome = Reflect::get_u32(&outcomes, 0).unwrap_or(JsValue::UNDEFINED);
-        forget_in_flight(&shared, request.id);
+        shared.host.finished(request.id, false);
         if shared.disposed.get() {
             return;
         }
@@ -490,26 +591,8 @@ fn send(shared: &Rc<Shared>, request: Request) {
     let _ = then_call(&settled(&promise), &on_settled);
 }
 
-fn forget_in_flight(shared: &Shared, id: RequestId) {
-    let mut in_flight = shared.in_flight.take();
-    in_flight.retain(|(i, _)| *i != id);
-    shared.in_flight.set(in_flight);
-}
-
-fn abandon(shared: &Shared, id: RequestId) {
-    let (abandoned, waiting): (Vec<_>, Vec<_>) = shared
-        .in_flight
-        .take()
-        .into_iter()
-        .partition(|(i, _)| *i == id);
-    shared.in_flight.set(waiting);
-    // abort() runs the grantor's abort listeners: user code, so the list is back in place first.
-    for (_, controller) in abandoned {
-        controller.abort();
-    }
-}
-
-fn deliver(shared: &Shared, event: &Event) {
+/// An event as `HolderCore`'s callback hears it: a kind and a detail object.
+fn event_detail(event: &Event) -> (&'static str, Object) {
     let detail = Object::new();
     let kind = match event {
         Event::Acquired { token } => {
@@ -560,9 +643,5 @@ fn deliver(shared: &Shared, event: &Event) {
             "released"
         }
     };
-    // The JavaScript layer catches and re-throws callback errors on a microtask, so an exception
-    // here cannot leave the holder half-driven.
-    let _ = shared
-        .on_event
-        .call2(&JsValue::UNDEFINED, &JsValue::from_str(kind), &detail);
+    (kind, detail)
 }

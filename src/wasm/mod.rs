@@ -12,9 +12,11 @@ mod error;
 mod holder;
 mod js;
 mod lease;
+mod observer;
+mod options;
 mod replay;
 mod reply;
-mod tab;
+mod tabs;
 mod wake;
 mod window;
 
@@ -23,8 +25,9 @@ pub use batch::BatchCore;
 pub use claim::{describe_failure, ClaimerCore};
 pub use holder::HolderCore;
 pub use lease::LeaseCore;
+pub use observer::ObserverCore;
 pub use replay::RecentCallsCore;
-pub use tab::{ObserverCore, PageHoldCore, TabElectionCore};
+pub use tabs::{serve_tab_engine, FencedStoreCore, TabLeaseCore};
 pub use wake::{wake_hold_ended, wake_hold_started};
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
