@@ -560,14 +560,13 @@ pub fn serve_tab_engine() {
     let post = {
         let scope = scope.clone();
         move |message: &FromEngine| {
-            let message = serde_wasm_bindgen::to_value(message).unwrap_or(JsValue::UNDEFINED);
-            let _ = scope.post_message(&message);
+            let _ = scope.post_message(&message.to_js());
         }
     };
     let engine: RefCell<Option<Rc<Engine>>> = RefCell::new(None);
     let serving = post.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let Ok(message) = serde_wasm_bindgen::from_value::<ToEngine>(event.data()) else {
+        let Some(message) = ToEngine::from_js(&event.data()) else {
             return;
         };
         if let ToEngine::Init(config) = message {

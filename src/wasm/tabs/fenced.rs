@@ -6,41 +6,41 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise};
-use serde::{Deserialize, Serialize};
+use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 use web_sys::IdbRequest;
 
-use super::super::error::{get, lease_error};
+use super::super::error::{get, lease_error, set};
 use super::store::{latest_entry, transact, Tx, FENCED};
 use super::sys::{indexed_db, storage_error};
 use super::{assert_supported, checked_name};
 
-/// A stored value with the epoch that wrote it, at key `[name, key]`; the fence is `{epoch}` at
-/// `[name]`.
-#[derive(Serialize, Deserialize)]
-struct FencedEntry {
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    value: JsValue,
-    epoch: f64,
+/// A stored value with the epoch that wrote it (`{value, epoch}` at key `[name, key]`); also
+/// what a read resolves.
+fn fenced_entry(value: &JsValue, epoch: &JsValue) -> JsValue {
+    let object = Object::new();
+    set(&object, "value", value);
+    set(&object, "epoch", epoch);
+    object.into()
 }
 
-/// A name's fence: the newest epoch that wrote.
-#[derive(Serialize)]
-struct Fence {
-    epoch: f64,
+/// A name's fence, at key `[name]`: the newest epoch that wrote.
+fn fence(epoch: f64) -> JsValue {
+    let object = Object::new();
+    set(&object, "epoch", &JsValue::from_f64(epoch));
+    object.into()
 }
 
 /// What a write answers: accepted or not, and the name's newest epoch (`null` if never held).
-#[derive(Serialize)]
-struct WriteOutcome {
-    accepted: bool,
-    epoch: Option<f64>,
-}
-
-fn to_js<T: Serialize>(value: &T) -> JsValue {
-    let serializer = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
-    value.serialize(&serializer).unwrap_or(JsValue::NULL)
+fn write_outcome(accepted: bool, epoch: Option<f64>) -> JsValue {
+    let object = Object::new();
+    set(&object, "accepted", &JsValue::from_bool(accepted));
+    set(
+        &object,
+        "epoch",
+        &epoch.map_or(JsValue::NULL, JsValue::from_f64),
+    );
+    object.into()
 }
 
 /// A promise settled by `run`, which gets the resolve and reject functions.
@@ -117,11 +117,7 @@ impl FencedStoreCore {
                     Err(error) => return settle(&resolve, &reject, Err(error)),
                 };
                 if granted != Some(epoch) {
-                    let outcome = WriteOutcome {
-                        accepted: false,
-                        epoch: granted,
-                    };
-                    return settle(&resolve, &reject, Ok(to_js(&outcome)));
+                    return settle(&resolve, &reject, Ok(write_outcome(false, granted)));
                 }
                 fenced_put(&name, key, value, epoch, move |outcome| {
                     settle(&resolve, &reject, outcome)
@@ -149,10 +145,7 @@ impl FencedStoreCore {
                         if stored.is_undefined() {
                             return JsValue::NULL;
                         }
-                        match serde_wasm_bindgen::from_value::<FencedEntry>(stored) {
-                            Ok(entry) => to_js(&entry),
-                            Err(_) => JsValue::NULL,
-                        }
+                        fenced_entry(&get(&stored, "value"), &get(&stored, "epoch"))
                     });
                     settle(&resolve, &reject, entry);
                 },
@@ -173,8 +166,8 @@ fn fenced_put(
 ) {
     let fence_key: JsValue = Array::of1(&JsValue::from_str(name)).into();
     let value_key: JsValue = Array::of2(&JsValue::from_str(name), &key).into();
-    let entry = to_js(&FencedEntry { value, epoch });
-    let fence = to_js(&Fence { epoch });
+    let entry = fenced_entry(&value, &JsValue::from_f64(epoch));
+    let fence = fence(epoch);
     // What the read decided, and a write that could not be made.
     let decided: Rc<RefCell<Option<Result<JsValue, JsValue>>>> = Rc::new(RefCell::new(None));
     let deciding = Rc::clone(&decided);
@@ -188,19 +181,13 @@ fn fenced_put(
                 let stored = get(&request.result().unwrap_or_default(), "epoch");
                 let newest = stored.as_f64().unwrap_or(0.0);
                 let outcome = if newest > epoch {
-                    Ok(to_js(&WriteOutcome {
-                        accepted: false,
-                        epoch: Some(newest),
-                    }))
+                    Ok(write_outcome(false, Some(newest)))
                 } else {
                     match writing
                         .put_with_key(&entry, &value_key)
                         .and_then(|_| writing.put_with_key(&fence, &fence_key))
                     {
-                        Ok(_) => Ok(to_js(&WriteOutcome {
-                            accepted: true,
-                            epoch: Some(epoch),
-                        })),
+                        Ok(_) => Ok(write_outcome(true, Some(epoch))),
                         Err(error) => {
                             if let Some(transaction) = request.transaction() {
                                 let _ = transaction.abort();

@@ -542,7 +542,7 @@ impl Page {
         let weak = Rc::downgrade(self);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let Some(page) = weak.upgrade() else { return };
-            if let Ok(message) = serde_wasm_bindgen::from_value(event.data()) {
+            if let Some(message) = FromEngine::from_js(&event.data()) {
                 page.hear(message);
             }
         });
@@ -593,8 +593,7 @@ impl Page {
         });
         match via.flatten() {
             Some((Via::Worker(worker), Some(message))) => {
-                let message = serde_wasm_bindgen::to_value(&message).unwrap_or(JsValue::UNDEFINED);
-                let _ = worker.post_message(&message);
+                let _ = worker.post_message(&message.to_js());
             }
             Some((Via::Inline(true), _)) => {
                 let weak = Rc::downgrade(self);

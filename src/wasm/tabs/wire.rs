@@ -1,38 +1,55 @@
 //! What the tabs of an origin write and say to one another, and what a page and its heartbeat
-//! worker say: the shapes, converted with serde-wasm-bindgen.
+//! worker say: the shapes, and their conversions to and from JavaScript values.
 //!
 //! The log's entries and the BroadcastChannel notices keep the shapes earlier versions of the
 //! package wrote and sent, so a log written before still reads and tabs of both versions hear
 //! each other. The page–worker messages are private to one build (the page starts the worker
-//! with its own module), so they take serde's plainest shape: a variant's name, or an object
-//! with one key naming it.
+//! with its own module): an object whose `t` names the message.
+//!
+//! Written by hand rather than with serde: a `tenure/tabs` app loads no serde (its derive code
+//! and serde-wasm-bindgen's deserializer would be most of that module), and every reader here is
+//! lenient by design, which serde's derive is not.
 
-use serde::{Deserialize, Serialize};
+use js_sys::Object;
 use wasm_bindgen::JsValue;
 
+use super::super::error::{get, set};
 use crate::core::{EntryKind, LogEntry, LogRecord, Micros, Notice};
 use crate::protocol::MAX_TOKEN;
+
+fn f64_of(value: &JsValue, key: &str) -> Option<f64> {
+    get(value, key).as_f64()
+}
+
+fn string_of(value: &JsValue, key: &str) -> Option<String> {
+    get(value, key).as_string()
+}
+
+fn bool_of(value: &JsValue, key: &str) -> Option<bool> {
+    get(value, key).as_bool()
+}
+
+fn num(n: f64) -> JsValue {
+    JsValue::from_f64(n)
+}
+
+fn text(s: &str) -> JsValue {
+    JsValue::from_str(s)
+}
 
 /// A log entry as stored (`{holder, epoch, kind, leaseMs, locks, takeover?}`, at key `[name,
 /// seq]`), the same with `type` and `seq` as broadcast, or a leaving notice (`{type: "leaving",
 /// holder, epoch}`). Every field is optional to read: the log has always been read leniently.
-#[derive(Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default)]
 pub struct EntryWire {
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     notice: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     seq: Option<f64>,
     holder: Option<String>,
     epoch: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     kind: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     lease_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     locks: Option<bool>,
     /// Written only where true, so entries keep their old shape (readers default to false).
-    #[serde(skip_serializing_if = "Option::is_none")]
     takeover: Option<bool>,
 }
 
@@ -74,11 +91,22 @@ impl EntryWire {
         }
     }
 
-    /// A stored value, read as leniently as the log always was: a missing field is empty, an
-    /// unreadable lease is the reader's own. A value that is no entry at all reads as one with
-    /// every field missing.
+    /// A stored value, read as leniently as the log always was: a missing field (or one of
+    /// another type) is empty, an unreadable lease is the reader's own.
     pub fn read(value: JsValue) -> EntryWire {
-        serde_wasm_bindgen::from_value(value).unwrap_or_default()
+        if !value.is_object() {
+            return EntryWire::default();
+        }
+        EntryWire {
+            notice: string_of(&value, "type"),
+            seq: f64_of(&value, "seq"),
+            holder: string_of(&value, "holder"),
+            epoch: f64_of(&value, "epoch"),
+            kind: string_of(&value, "kind"),
+            lease_ms: f64_of(&value, "leaseMs"),
+            locks: bool_of(&value, "locks"),
+            takeover: bool_of(&value, "takeover"),
+        }
     }
 
     /// This entry at slot `seq`.
@@ -106,7 +134,7 @@ impl EntryWire {
         if !message.is_object() {
             return None;
         }
-        let wire: EntryWire = serde_wasm_bindgen::from_value(message).ok()?;
+        let wire = EntryWire::read(message);
         if wire.notice.as_deref() == Some("leaving") {
             return Some(Notice::Leaving {
                 holder: wire.holder?,
@@ -117,15 +145,39 @@ impl EntryWire {
         (seq > 0).then(|| Notice::Written(wire.entry(seq)))
     }
 
-    /// As a JavaScript object.
+    /// As a JavaScript object, its fields in the order earlier versions wrote them.
     pub fn to_js(&self) -> JsValue {
-        serde_wasm_bindgen::to_value(self).unwrap_or(JsValue::UNDEFINED)
+        let object = Object::new();
+        if let Some(notice) = &self.notice {
+            set(&object, "type", &text(notice));
+        }
+        if let Some(seq) = self.seq {
+            set(&object, "seq", &num(seq));
+        }
+        set(
+            &object,
+            "holder",
+            &self.holder.as_deref().map_or(JsValue::NULL, text),
+        );
+        set(&object, "epoch", &self.epoch.map_or(JsValue::NULL, num));
+        if let Some(kind) = &self.kind {
+            set(&object, "kind", &text(kind));
+        }
+        if let Some(lease_ms) = self.lease_ms {
+            set(&object, "leaseMs", &num(lease_ms));
+        }
+        if let Some(locks) = self.locks {
+            set(&object, "locks", &JsValue::from_bool(locks));
+        }
+        if let Some(takeover) = self.takeover {
+            set(&object, "takeover", &JsValue::from_bool(takeover));
+        }
+        object.into()
     }
 }
 
 /// What a page's election engine runs with.
-#[derive(Serialize, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone)]
 pub struct EngineConfig {
     /// The role's name.
     pub name: String,
@@ -143,9 +195,41 @@ pub struct EngineConfig {
     pub global: Option<GlobalConfig>,
 }
 
+impl EngineConfig {
+    fn to_js(&self) -> JsValue {
+        let object = Object::new();
+        set(&object, "name", &text(&self.name));
+        set(&object, "instance", &text(&self.instance));
+        set(&object, "leaseMs", &num(self.lease_ms));
+        set(&object, "marginMs", &num(self.margin_ms));
+        set(&object, "renewIntervalMs", &num(self.renew_interval_ms));
+        set(&object, "webLocks", &JsValue::from_bool(self.web_locks));
+        if let Some(global) = &self.global {
+            set(&object, "global", &global.to_js());
+        }
+        object.into()
+    }
+
+    fn from_js(value: &JsValue) -> Option<EngineConfig> {
+        let global = get(value, "global");
+        Some(EngineConfig {
+            name: string_of(value, "name")?,
+            instance: string_of(value, "instance")?,
+            lease_ms: f64_of(value, "leaseMs")?,
+            margin_ms: f64_of(value, "marginMs")?,
+            renew_interval_ms: f64_of(value, "renewIntervalMs")?,
+            web_locks: bool_of(value, "webLocks")?,
+            global: if global.is_undefined() {
+                None
+            } else {
+                Some(GlobalConfig::from_js(&global)?)
+            },
+        })
+    }
+}
+
 /// Global mode's lease, validated by the page: the holder's settings in ms.
-#[derive(Serialize, Deserialize, Clone)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone)]
 pub struct GlobalConfig {
     /// The grantor's resource.
     pub resource: String,
@@ -165,21 +249,71 @@ pub struct GlobalConfig {
     pub retry_delay_max_ms: f64,
 }
 
+/// The timings of [`GlobalConfig`], by their JavaScript names.
+const GLOBAL_TIMINGS: [&str; 6] = [
+    "leaseMs",
+    "marginMs",
+    "renewIntervalMs",
+    "requestTimeoutMs",
+    "retryDelayMs",
+    "retryDelayMaxMs",
+];
+
+impl GlobalConfig {
+    fn timings(&self) -> [f64; 6] {
+        [
+            self.lease_ms,
+            self.margin_ms,
+            self.renew_interval_ms,
+            self.request_timeout_ms,
+            self.retry_delay_ms,
+            self.retry_delay_max_ms,
+        ]
+    }
+
+    fn to_js(&self) -> JsValue {
+        let object = Object::new();
+        set(&object, "resource", &text(&self.resource));
+        if let Some(holder_id) = &self.holder_id {
+            set(&object, "holderId", &text(holder_id));
+        }
+        for (key, value) in GLOBAL_TIMINGS.into_iter().zip(self.timings()) {
+            set(&object, key, &num(value));
+        }
+        object.into()
+    }
+
+    fn from_js(value: &JsValue) -> Option<GlobalConfig> {
+        let mut timings = [0.0; 6];
+        for (slot, key) in timings.iter_mut().zip(GLOBAL_TIMINGS) {
+            *slot = f64_of(value, key)?;
+        }
+        let [lease_ms, margin_ms, renew_interval_ms, request_timeout_ms, retry_delay_ms, retry_delay_max_ms] =
+            timings;
+        Some(GlobalConfig {
+            resource: string_of(value, "resource")?,
+            holder_id: string_of(value, "holderId"),
+            lease_ms,
+            margin_ms,
+            renew_interval_ms,
+            request_timeout_ms,
+            retry_delay_ms,
+            retry_delay_max_ms,
+        })
+    }
+}
+
 /// A grantor call's outcome, from the page: the reply, or (not `ok`) the error as a plain object.
-#[derive(Serialize, Deserialize)]
 pub struct Answer {
     /// The call's id.
     pub id: f64,
     /// Whether the grantor answered (else it threw or rejected).
     pub ok: bool,
     /// The reply, or the error.
-    #[serde(with = "serde_wasm_bindgen::preserve")]
     pub value: JsValue,
 }
 
 /// What the page tells its engine.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub enum ToEngine {
     /// Start an engine with this configuration (a worker's first message after its core).
     Init(EngineConfig),
@@ -199,11 +333,69 @@ pub enum ToEngine {
     Answer(Answer),
 }
 
+/// A message object of kind `t`.
+fn message(t: &str) -> Object {
+    let object = Object::new();
+    set(&object, "t", &text(t));
+    object
+}
+
+/// A message object of kind `t` carrying the number `n`.
+fn message_with(t: &str, n: f64) -> JsValue {
+    let object = message(t);
+    set(&object, "n", &num(n));
+    object.into()
+}
+
+impl ToEngine {
+    /// As the worker receives it.
+    pub fn to_js(&self) -> JsValue {
+        match self {
+            ToEngine::Init(config) => {
+                let object = message("init");
+                set(&object, "config", &config.to_js());
+                object.into()
+            }
+            ToEngine::Join => message("join").into(),
+            ToEngine::Leave => message("leave").into(),
+            ToEngine::Yield(epoch) => message_with("yield", *epoch),
+            ToEngine::Check => message("check").into(),
+            ToEngine::Close => message("close").into(),
+            ToEngine::Pong(n) => message_with("pong", *n),
+            ToEngine::Answer(answer) => {
+                let object = message("answer");
+                set(&object, "id", &num(answer.id));
+                set(&object, "ok", &JsValue::from_bool(answer.ok));
+                set(&object, "value", &answer.value);
+                object.into()
+            }
+        }
+    }
+
+    /// A message from the page, or `None` for anything else.
+    pub fn from_js(value: &JsValue) -> Option<ToEngine> {
+        let n = || f64_of(value, "n");
+        Some(match string_of(value, "t")?.as_str() {
+            "init" => ToEngine::Init(EngineConfig::from_js(&get(value, "config"))?),
+            "join" => ToEngine::Join,
+            "leave" => ToEngine::Leave,
+            "yield" => ToEngine::Yield(n()?),
+            "check" => ToEngine::Check,
+            "close" => ToEngine::Close,
+            "pong" => ToEngine::Pong(n()?),
+            "answer" => ToEngine::Answer(Answer {
+                id: f64_of(value, "id")?,
+                ok: bool_of(value, "ok")?,
+                value: get(value, "value"),
+            }),
+            _ => return None,
+        })
+    }
+}
+
 /// A hold as the engine reports it: its epoch (or grantor token), what remained of it, and the
 /// readings that remaining time is measured at (the wall clock, and the monotonic clock on the
 /// shared time line).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Report {
     /// The hold's epoch, or the grantor lease's token.
     pub token: f64,
@@ -215,21 +407,35 @@ pub struct Report {
     pub origin_ms: f64,
 }
 
+impl Report {
+    fn fill(&self, object: &Object) {
+        set(object, "token", &num(self.token));
+        set(object, "remainingMs", &num(self.remaining_ms));
+        set(object, "wallMs", &num(self.wall_ms));
+        set(object, "originMs", &num(self.origin_ms));
+    }
+
+    fn from_js(value: &JsValue) -> Option<Report> {
+        Some(Report {
+            token: f64_of(value, "token")?,
+            remaining_ms: f64_of(value, "remainingMs")?,
+            wall_ms: f64_of(value, "wallMs")?,
+            origin_ms: f64_of(value, "originMs")?,
+        })
+    }
+}
+
 /// A grantor call the engine asks the page to make (the grantor lives there).
-#[derive(Serialize, Deserialize)]
 pub struct Call {
     /// Identifies the call; the answer carries it back.
     pub id: f64,
     /// `"grant"`, `"renew"` or `"release"`.
     pub method: String,
     /// The call's argument, without its `signal` (the page adds its own).
-    #[serde(with = "serde_wasm_bindgen::preserve")]
     pub args: JsValue,
 }
 
 /// What the engine tells its page.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub enum FromEngine {
     /// The worker listens.
     Ready,
@@ -262,6 +468,80 @@ pub enum FromEngine {
     Abort(f64),
     /// The worker cannot run the engine: why.
     Failed(String),
+}
+
+impl FromEngine {
+    /// As the page receives it.
+    pub fn to_js(&self) -> JsValue {
+        let report = |t: &str, report: &Report| {
+            let object = message(t);
+            report.fill(&object);
+            JsValue::from(object)
+        };
+        match self {
+            FromEngine::Ready => message("ready").into(),
+            FromEngine::WebLocks(locks) => {
+                let object = message("webLocks");
+                set(&object, "locks", &JsValue::from_bool(*locks));
+                object.into()
+            }
+            FromEngine::Ping(n) => message_with("ping", *n),
+            FromEngine::Role(r) => report("role", r),
+            FromEngine::Renewed(r) => report("renewed", r),
+            FromEngine::RoleLost { epoch, reason } => {
+                let object = message("roleLost");
+                set(&object, "epoch", &num(*epoch));
+                set(&object, "reason", &text(reason));
+                object.into()
+            }
+            FromEngine::Global(r) => report("global", r),
+            FromEngine::GlobalLost => message("globalLost").into(),
+            FromEngine::Left => message("left").into(),
+            FromEngine::Closed => message("closed").into(),
+            FromEngine::Call(call) => {
+                let object = message("call");
+                set(&object, "id", &num(call.id));
+                set(&object, "method", &text(&call.method));
+                set(&object, "args", &call.args);
+                object.into()
+            }
+            FromEngine::Abort(id) => message_with("abort", *id),
+            FromEngine::Failed(why) => {
+                let object = message("failed");
+                set(&object, "why", &text(why));
+                object.into()
+            }
+        }
+    }
+
+    /// A message from the worker, or `None` for anything else.
+    pub fn from_js(value: &JsValue) -> Option<FromEngine> {
+        let n = || f64_of(value, "n");
+        let report = || Report::from_js(value);
+        Some(match string_of(value, "t")?.as_str() {
+            "ready" => FromEngine::Ready,
+            "webLocks" => FromEngine::WebLocks(bool_of(value, "locks")?),
+            "ping" => FromEngine::Ping(n()?),
+            "role" => FromEngine::Role(report()?),
+            "renewed" => FromEngine::Renewed(report()?),
+            "roleLost" => FromEngine::RoleLost {
+                epoch: f64_of(value, "epoch")?,
+                reason: string_of(value, "reason")?,
+            },
+            "global" => FromEngine::Global(report()?),
+            "globalLost" => FromEngine::GlobalLost,
+            "left" => FromEngine::Left,
+            "closed" => FromEngine::Closed,
+            "call" => FromEngine::Call(Call {
+                id: f64_of(value, "id")?,
+                method: string_of(value, "method")?,
+                args: get(value, "args"),
+            }),
+            "abort" => FromEngine::Abort(n()?),
+            "failed" => FromEngine::Failed(string_of(value, "why")?),
+            _ => return None,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -362,26 +642,28 @@ mod tests {
             method: "grant".to_owned(),
             args: args.clone(),
         });
-        let sent = serde_wasm_bindgen::to_value(&call).unwrap();
+        let sent = call.to_js();
         assert_eq!(
             text(&sent),
-            r#"{"call":{"id":3,"method":"grant","args":{"resource":"r","holder":"h"}}}"#
+            r#"{"t":"call","id":3,"method":"grant","args":{"resource":"r","holder":"h"}}"#
         );
-        let Ok(FromEngine::Call(back)) = serde_wasm_bindgen::from_value(sent) else {
+        let Some(FromEngine::Call(back)) = FromEngine::from_js(&sent) else {
             panic!("not a call");
         };
         assert_eq!(back.args, args);
-        let ready = serde_wasm_bindgen::to_value(&FromEngine::Ready).unwrap();
-        assert_eq!(ready.as_string().as_deref(), Some("ready"));
-        let answer: ToEngine = serde_wasm_bindgen::from_value(json(
-            r#"{"answer":{"id":3,"ok":false,"value":{"kind":"timed_out"}}}"#,
-        ))
-        .unwrap();
-        let ToEngine::Answer(answer) = answer else {
+        assert!(matches!(
+            FromEngine::from_js(&FromEngine::Ready.to_js()),
+            Some(FromEngine::Ready)
+        ));
+        let answer = ToEngine::from_js(&json(
+            r#"{"t":"answer","id":3,"ok":false,"value":{"kind":"timed_out"}}"#,
+        ));
+        let Some(ToEngine::Answer(answer)) = answer else {
             panic!("not an answer");
         };
         assert!(!answer.ok);
         assert!(answer.value.is_object() && answer.value.dyn_ref::<js_sys::Object>().is_some());
-        assert!(serde_wasm_bindgen::from_value::<ToEngine>(json(r#"{"nonsense":1}"#)).is_err());
+        assert!(ToEngine::from_js(&json(r#"{"nonsense":1}"#)).is_none());
+        assert!(ToEngine::from_js(&json(r#"{"t":"yield"}"#)).is_none());
     }
 }
