@@ -32,7 +32,7 @@ export const IMPORTS = [
   ["{ WorkClaimer, HttpGrantor }", "index.js", "WorkClaimer, HttpGrantor"],
   ["{ EtcdGrantor }", "index.js", "EtcdGrantor"],
   ["{ TabLease }", "index.js", "TabLease"],
-  ["{ TabLease } from tenure/tabs", "tabs.js", "TabLease"],
+  ["{ TabLease } from tenure/tabs", "glue-tabs/tabs.js", "TabLease"],
   ["* (everything)", "index.js", null],
 ];
 

@@ -16,7 +16,7 @@ globalThis.onmessage = (event) => {
   try {
     coreModule();
   } catch (error) {
-    globalThis.postMessage({ failed: `loading the core: ${error?.message ?? error}` });
+    globalThis.postMessage({ t: "failed", why: `loading the core: ${error?.message ?? error}` });
     return;
   }
   serveTabEngine();

@@ -38,6 +38,7 @@ pub fn now_ms() -> (f64, f64) {
 
 /// A seed for retry jitter: seeds only need to differ between holders and workers, and
 /// `Math.random` is everywhere, `crypto` is not.
+#[cfg(feature = "holder")]
 pub fn random_seed() -> u64 {
     let high = (js_sys::Math::random() * 4_294_967_296.0) as u64;
     let low = (js_sys::Math::random() * 4_294_967_296.0) as u64;
@@ -47,6 +48,7 @@ pub fn random_seed() -> u64 {
 /// `id:<random>:`, the prefix of the request ids a holder or worker `id` sends, so they stay
 /// unique across holders, slots and process restarts. Built with JavaScript's number formatting
 /// to keep Rust's formatting machinery out of the module.
+#[cfg(feature = "holder")]
 pub fn request_prefix(id: &JsValue) -> js_sys::JsString {
     let random = js_sys::Number::from(js_sys::Math::random() * 9_007_199_254_740_991.0)
         .to_string_with_radix(36)

@@ -153,6 +153,7 @@ impl Engine {
     }
 
     /// Global mode's campaign, if configured.
+    #[cfg(feature = "holder")]
     pub fn global(&self) -> Option<&Global> {
         self.global.as_ref()
     }
@@ -205,6 +206,7 @@ impl Engine {
     /// Whether the hold `epoch` is still the hold, as of now: the core is asked first, for this
     /// context may just have woken from a freeze with another timer firing before the
     /// election's, and a hold that ran out meanwhile must not be acted on.
+    #[cfg(feature = "holder")]
     pub fn still_held(self: &Rc<Self>, epoch: u64) -> bool {
         if self.held() == Some(epoch) {
             self.input(Input::Timeout);

@@ -19,6 +19,12 @@
 
 mod engine;
 mod fenced;
+#[cfg(feature = "holder")]
+mod global;
+// Without the holder (the `tenure/tabs` module), global mode is refused when configured, and its
+// campaign is a stand-in that is never started.
+#[cfg(not(feature = "holder"))]
+#[path = "no_global.rs"]
 mod global;
 mod page;
 mod store;

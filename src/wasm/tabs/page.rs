@@ -280,9 +280,15 @@ fn page(
     let global_option = get(options, "global");
     let (global_config, grantor) = if global_option.is_undefined() || global_option.is_null() {
         (None, JsValue::UNDEFINED)
-    } else {
+    } else if cfg!(feature = "holder") {
         let (config, grantor) = global_options(&global_option)?;
         (Some(config), grantor)
+    } else {
+        return Err(lease_error(
+            "ERR_LEASE_CONFIG",
+            "global mode needs a lease holder, which \"tenure/tabs\" leaves out: import TabLease from \"tenure\"",
+            Some("global"),
+        ));
     };
 
     assert_supported("TabLease")?;

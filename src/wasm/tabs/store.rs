@@ -15,7 +15,9 @@ use web_sys::{
     IdbTransactionOptions,
 };
 
-use super::sys::{indexed_db, on_settled, random_id, storage_error};
+#[cfg(feature = "holder")]
+use super::sys::random_id;
+use super::sys::{indexed_db, on_settled, storage_error};
 use super::wire::{count, EntryWire};
 use crate::core::{LogEntry, LogRecord};
 
@@ -394,6 +396,7 @@ fn requests_at(requests: &JsValue, at: u32) -> Option<IdbRequest> {
 }
 
 /// The result of a one-shot read of `key` in `store` (`undefined` when absent).
+#[cfg(feature = "holder")]
 fn read_value(
     store_name: &'static str,
     key: JsValue,
@@ -409,6 +412,7 @@ fn read_value(
 }
 
 /// The browser's id toward a grantor in global mode: one per origin, kept in IndexedDB.
+#[cfg(feature = "holder")]
 pub fn browser_id(done: impl FnOnce(Result<JsValue, JsValue>) + 'static) {
     let key = JsValue::from_str("browserId");
     let id = JsValue::from_str(&random_id("browser-"));
@@ -428,6 +432,7 @@ pub fn browser_id(done: impl FnOnce(Result<JsValue, JsValue>) + 'static) {
 // waiting the old grant out. (Scripts of this origin could read it, as they can the holder id:
 // the tabs of one origin are one holder toward the grantor.)
 
+#[cfg(feature = "holder")]
 fn secret_key(resource: &str) -> JsValue {
     let mut key = String::from("leaseSecret:");
     key.push_str(resource);
@@ -435,6 +440,7 @@ fn secret_key(resource: &str) -> JsValue {
 }
 
 /// The secret shared for `resource`, if any (a storage failure reads as none).
+#[cfg(feature = "holder")]
 pub fn shared_secret(resource: &str, done: impl FnOnce(Option<JsValue>) + 'static) {
     read_value(META, secret_key(resource), move |value| {
         done(value.ok().filter(JsValue::is_string));
@@ -442,6 +448,7 @@ pub fn shared_secret(resource: &str, done: impl FnOnce(Option<JsValue>) + 'stati
 }
 
 /// Shares `secret` for `resource`; `done` when written or failed.
+#[cfg(feature = "holder")]
 pub fn share_secret(resource: &str, secret: JsValue, done: impl FnOnce() + 'static) {
     let key = secret_key(resource);
     transact(
