@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { launchChromium } from "../tests/js/support/browser.mjs";
+import { entrySizes } from "./entry-sizes.mjs";
 import { serveStatic } from "../tests/js/support/static-server.mjs";
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "pkg");
@@ -112,27 +113,6 @@ try {
 }
 console.table(rows);
 
-// What each import adds to an app, and that the adapters it does not use are gone.
-const ADAPTER_MARKS = {
-  EtcdGrantor: "/v3/lease/grant",
-  ConsulGrantor: "/v1/session/create",
-  KubernetesLeaseGrantor: "coordination.k8s.io",
-  RedisHttpGrantor: "PEXPIRE",
-  HttpGrantor: "/v1/renew",
-};
-const imports = {
-  "{ Lease }": "Lease",
-  "{ TabLease }": "TabLease",
-  "{ LeaseHolder, HttpGrantor }": "LeaseHolder, HttpGrantor",
-  "{ EtcdGrantor }": "EtcdGrantor",
-  "* (everything)": null,
-};
-const sizes = [];
-for (const [label, names] of Object.entries(imports)) {
-  const source = names === null ? `import * as t from "./index.js"; console.log(t);` : `import { ${names} } from "./index.js"; console.log(${names});`;
-  const { contents: code, text } = await bundle(source, join(work, "sizes"));
-  const present = Object.entries(ADAPTER_MARKS).filter(([, mark]) => text.includes(mark)).map(([name]) => name);
-  sizes.push({ import: label, minifiedBytes: code.length, gzipBytes: gz(code), adaptersInBundle: present.join(", ") || "none" });
-}
-console.table(sizes);
+// What each import adds to an app.
+console.table(await entrySizes(pkg));
 rmSync(work, { recursive: true, force: true });

@@ -2,8 +2,8 @@
 //
 // Each row bundles a one-line app importing some names, minified by esbuild, and weighs the
 // bundle gzipped (the core travels inline, so the bundle is everything the page loads). Also the
-// bare module and its wasm-bindgen glue as built, and whether adapters an app does not import
-// stayed out of its bundle (by their endpoint strings).
+// bare modules and their wasm-bindgen glue as built. The grantor adapters are Rust in the main
+// module, so an import leaves out only their thin JavaScript classes.
 //
 //   node bench/entry-sizes.mjs [pkg-dir]
 //
@@ -16,14 +16,6 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
-
-const ADAPTER_MARKS = {
-  EtcdGrantor: "/v3/lease/grant",
-  ConsulGrantor: "/v1/session/create",
-  KubernetesLeaseGrantor: "coordination.k8s.io",
-  RedisHttpGrantor: "PEXPIRE",
-  HttpGrantor: "/v1/renew",
-};
 
 /** The imports measured: a label, the entry file (in pkg/), and the names (null: all). */
 export const IMPORTS = [
@@ -51,16 +43,15 @@ async function bundle(source, pkg) {
   return result.outputFiles[0];
 }
 
-/** Rows of `{import, minifiedBytes, gzipBytes, adaptersInBundle}` for the package in `pkg`. */
+/** Rows of `{import, minifiedBytes, gzipBytes}` for the package in `pkg`. */
 export async function entrySizes(pkg) {
   const rows = [];
   for (const [label, entry, names] of IMPORTS) {
     if (!existsSync(join(pkg, entry))) continue;
     const from = JSON.stringify(`./${entry}`);
     const source = names === null ? `import * as t from ${from}; console.log(t);` : `import { ${names} } from ${from}; console.log(${names});`;
-    const { contents, text } = await bundle(source, pkg);
-    const present = Object.entries(ADAPTER_MARKS).filter(([, mark]) => text.includes(mark)).map(([name]) => name);
-    rows.push({ import: label, minifiedBytes: contents.length, gzipBytes: gz(contents), adaptersInBundle: present.join(", ") || "none" });
+    const { contents } = await bundle(source, pkg);
+    rows.push({ import: label, minifiedBytes: contents.length, gzipBytes: gz(contents) });
   }
   return rows;
 }
