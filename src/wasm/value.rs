@@ -267,11 +267,13 @@ impl<'de> Deserializer<'de> for Value {
         let object = plain_object(&self.0)?;
         let keys = Object::keys(&object);
         let length = keys.length();
-        visitor.visit_map(Entries {
+        visitor.visit_map(Properties {
             object,
-            keys,
-            next: 0,
-            length,
+            keys: Keys::Own {
+                keys,
+                next: 0,
+                length,
+            },
             value: None,
             strict: self.1,
         })
@@ -287,10 +289,11 @@ impl<'de> Deserializer<'de> for Value {
             return self.deserialize_map(visitor);
         }
         let object = plain_object(&self.0)?;
-        visitor.visit_map(Fields {
+        visitor.visit_map(Properties {
             object,
-            fields: fields.iter(),
+            keys: Keys::Named(fields.iter()),
             value: None,
+            strict: false,
         })
     }
 
@@ -361,59 +364,51 @@ impl<'de> de::SeqAccess<'de> for Elements {
     }
 }
 
-/// The fields a struct names, read as own properties.
-struct Fields {
-    object: Object,
-    fields: core::slice::Iter<'static, &'static str>,
-    value: Option<JsValue>,
+/// Which properties of an object are read: the fields a struct names (own properties only), or
+/// every own enumerable one (a map, or a struct read strictly). One type for both, so that each
+/// struct's deserializer is built once.
+enum Keys {
+    Named(core::slice::Iter<'static, &'static str>),
+    Own { keys: Array, next: u32, length: u32 },
 }
 
-impl<'de> de::MapAccess<'de> for Fields {
-    type Error = Unfit;
-
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Unfit> {
-        for field in self.fields.by_ref() {
-            if let Some(value) = own(&self.object, field) {
-                self.value = Some(value);
-                let key: de::value::StrDeserializer<'_, Unfit> = field.into_deserializer();
-                return seed.deserialize(key).map(Some);
-            }
-        }
-        Ok(None)
-    }
-
-    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Unfit> {
-        seed.deserialize(Value(self.value.take().ok_or(Unfit)?, false))
-    }
-}
-
-/// Every own enumerable property of an object, for a map type (or a struct read strictly).
-struct Entries {
+struct Properties {
     object: Object,
-    keys: Array,
-    next: u32,
-    length: u32,
+    keys: Keys,
     value: Option<JsValue>,
     strict: bool,
 }
 
-impl<'de> de::MapAccess<'de> for Entries {
+impl<'de> de::MapAccess<'de> for Properties {
     type Error = Unfit;
 
     fn next_key_seed<K: de::DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Unfit> {
-        if self.next >= self.length {
-            return Ok(None);
-        }
-        let key = self.keys.get(self.next);
-        self.next += 1;
-        self.value = Some(js_sys::Reflect::get(&self.object, &key).map_err(|_| Unfit)?);
-        seed.deserialize(Value(key, false)).map(Some)
+        let key = match &mut self.keys {
+            Keys::Named(fields) => loop {
+                let Some(field) = fields.next() else {
+                    return Ok(None);
+                };
+                if let Some(value) = own(&self.object, field) {
+                    self.value = Some(value);
+                    break String::from(*field);
+                }
+            },
+            Keys::Own { keys, next, length } => {
+                if *next >= *length {
+                    return Ok(None);
+                }
+                let key = keys.get(*next);
+                *next += 1;
+                let value = js_sys::Reflect::get(&self.object, &key).map_err(|_| Unfit)?;
+                self.value = Some(value);
+                key.as_string().ok_or(Unfit)?
+            }
+        };
+        let key: de::value::StringDeserializer<Unfit> = key.into_deserializer();
+        seed.deserialize(key).map(Some)
     }
 
     fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Unfit> {

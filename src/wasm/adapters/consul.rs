@@ -17,6 +17,7 @@ use super::{
     attempt_key, check_duration_ms, check_holder, check_request_id, check_token,
     checked_credential, endpoint, Recent, MAX_REPLY_BYTES,
 };
+use crate::adapters::consul::{refusal, session_ttl_s, Key, MAX_LOCK_DELAY_MS};
 use crate::protocol::{
     ErrorCode, GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_REQUEST_DURATION_MS,
     MAX_RESOURCE_LEN,
@@ -28,12 +29,6 @@ use crate::wasm::fetch::{
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
-
-/// Consul's session TTL bounds: the server's default `session_ttl_min`, and `SessionTTLMax`.
-const MIN_TTL_S: u64 = 10;
-const MAX_TTL_S: u64 = 86_400;
-/// Consul caps a session's lock-delay at 60 s.
-const MAX_LOCK_DELAY_MS: f64 = 60_000.0;
 
 /// Who locked a key, as this adapter records it in the key's value.
 #[derive(Serialize)]
@@ -224,26 +219,13 @@ fn denied(owner: Option<Owner>) -> Result<JsValue, JsValue> {
 
 /// Why `holder` cannot renew or release grant `token` given the key's state; `None` if it can.
 fn refusal_for(entry: Option<&Entry>, holder: &str, token: u64) -> Option<RenewRefusal> {
-    let Some(entry) = entry else {
-        return Some(RenewRefusal::Unknown); // no such key
-    };
-    if entry.lock_index < token {
-        return Some(RenewRefusal::Unknown); // a token never handed out
-    }
-    if entry.lock_index > token {
-        return Some(RenewRefusal::NotHolder); // locked again since
-    }
-    if entry.session.is_none() {
-        return Some(RenewRefusal::Expired); // the session ended and unlocked the key
-    }
-    if owner_of(entry.value.as_deref())
-        .map(|o| o.holder)
-        .as_deref()
-        != Some(holder)
-    {
-        return Some(RenewRefusal::NotHolder);
-    }
-    None
+    let owner = entry.and_then(|e| owner_of(e.value.as_deref()));
+    let key = entry.map(|e| Key {
+        locked: e.session.is_some(),
+        lock_index: e.lock_index,
+        owner: owner.as_ref().map(|o| o.holder.as_str()),
+    });
+    refusal(key, holder, token)
 }
 
 /// A non-2xx Consul reply: Consul's error bodies are plain text, quoted briefly.
@@ -558,7 +540,7 @@ impl ConsulGrantorCore {
             0
         } else {
             match lock_delay.as_f64() {
-                Some(ms) if ms.fract() == 0.0 && (0.0..=MAX_LOCK_DELAY_MS).contains(&ms) => {
+                Some(ms) if ms.fract() == 0.0 && (0.0..=MAX_LOCK_DELAY_MS as f64).contains(&ms) => {
                     ms as u64
                 }
                 _ => {
@@ -625,7 +607,7 @@ async fn grant(inner: &Rc<Inner>, args: &JsValue) -> Result<JsValue, JsValue> {
     let request_id = check_request_id(&get(args, "requestId"))?;
     let signal = get(args, "signal");
     let started = performance_now();
-    let ttl_s = duration_ms.div_ceil(1000).clamp(MIN_TTL_S, MAX_TTL_S);
+    let ttl_s = session_ttl_s(duration_ms);
     let attempt = attempt_key(&["grant", &resource, &holder], request_id.as_deref());
 
     if let Some(entry) = inner.read(&key, &signal).await? {

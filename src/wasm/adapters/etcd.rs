@@ -19,6 +19,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{check_duration_ms, check_text_name, check_token, endpoint, has_authorization, join};
 use super::{Recent, MAX_REPLY_BYTES};
+use crate::adapters::etcd::{denial_wait_ms, MAX_TTL_SECONDS};
+use crate::adapters::whole_seconds;
 use crate::core::FailureKind;
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_TOKEN};
 use crate::wasm::bounded::BoundedMap;
@@ -30,8 +32,6 @@ use crate::wasm::fetch::{
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
 
-/// etcd refuses longer leases (`MaxLeaseTTL`).
-const MAX_TTL_SECONDS: i64 = 9_000_000_000;
 /// Lease IDs remembered for renewals; beyond this the oldest are forgotten and looked up again.
 const MAX_TRACKED: usize = 1024;
 /// The gRPC code etcd answers for a lease it does not know.
@@ -522,12 +522,6 @@ fn failure_of(
     )
 }
 
-/// The TTL for `durationMs` (the protocol's 1 to 2^31 - 1 ms): whole seconds, rounded up, so the
-/// holder never asks for less; well within etcd's longest lease.
-fn ttl_seconds(duration_ms: u64) -> u64 {
-    duration_ms.div_ceil(1000)
-}
-
 #[wasm_bindgen]
 impl EtcdGrantorCore {
     /// Validates the options (errors name the option): `baseUrl`, `token`, `headers`,
@@ -615,7 +609,8 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
     let holder = check_text_name("holder", &get(args, "holder"))?;
     let signal = get(args, "signal");
     let what = "grant";
-    let ttl = ttl_seconds(check_duration_ms(&get(args, "durationMs"))?);
+    // Whole seconds, well within etcd's longest lease for the protocol's longest duration.
+    let ttl = whole_seconds(check_duration_ms(&get(args, "durationMs"))?);
     let key = to_base64(&[inner.prefix.as_str(), &resource].concat());
     let request = LeaseGrantRequest { ttl: decimal(ttl) };
     let granted: LeaseReply = inner
@@ -693,20 +688,12 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
             return granted_reply(token, left as u64 * 1000);
         }
     }
-    // `left` is whole seconds, truncated: the grant ends within the next second after it. A lease
-    // that has run out (-1) is deleted by etcd's next expiry sweep, twice a second.
     let denial = GrantReply {
         granted: false,
         token: None,
         duration_ms: None,
         holder: Some(current),
-        expires_in_ms: left.map(|left| {
-            if left >= 0 {
-                (left as u64 + 1) * 1000
-            } else {
-                0
-            }
-        }),
+        expires_in_ms: left.map(denial_wait_ms),
     };
     reply_value(&denial)
 }

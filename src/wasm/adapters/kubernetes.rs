@@ -19,6 +19,7 @@ use super::{
     attempt_key, check_duration_ms, check_holder, check_request_id, check_token,
     checked_credential, endpoint, Recent,
 };
+use crate::adapters::kubernetes::{lease_seconds, refusal, token as lease_token, MAX_INT32};
 use crate::protocol::{ErrorCode, GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token};
 use crate::wasm::bounded::BoundedMap;
 use crate::wasm::error::{get, set};
@@ -33,8 +34,6 @@ use crate::wasm::value::{from_js, Passed};
 
 /// Lease objects are small, but the API server adds `managedFields`; 256 KiB is generous.
 const MAX_REPLY_BYTES: usize = 256 * 1024;
-/// `leaseDurationSeconds` and `leaseTransitions` are int32.
-const MAX_INT32: u64 = (1 << 31) - 1;
 /// Observations kept; dropping one only makes the adapter wait a full lease again.
 const MAX_OBSERVATIONS: usize = 4096;
 /// The annotation recording which attempt (`requestId`) made the current grant.
@@ -207,21 +206,11 @@ fn expect_spec(name: &str, lease: &Lease, holder: &str, transitions: u64) -> Res
 
 /// Why `holder` cannot renew or release grant `token` given the Lease; `None` if it can.
 fn refusal_for(lease: Option<&Lease>, holder: &str, token: u64) -> Option<RenewRefusal> {
-    let Some(lease) = lease else {
-        return Some(RenewRefusal::Unknown); // no such Lease
-    };
-    let grant_token = lease.transitions + 1;
-    if grant_token < token {
-        Some(RenewRefusal::Unknown) // a token never handed out
-    } else if grant_token > token {
-        Some(RenewRefusal::NotHolder) // granted again since
-    } else if lease.holder.is_empty() {
-        Some(RenewRefusal::Expired) // released, or cleared by someone
-    } else if lease.holder != holder {
-        Some(RenewRefusal::NotHolder)
-    } else {
-        None
-    }
+    refusal(
+        lease.map(|l| (l.holder.as_str(), l.transitions)),
+        holder,
+        token,
+    )
 }
 
 /// A copy of `spec` with `changes` set.
@@ -552,14 +541,14 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
     let request_id = check_request_id(&get(args, "requestId"))?;
     let signal = get(args, "signal");
     let started = performance_now();
-    let seconds = duration_ms.div_ceil(1000).min(MAX_INT32);
+    let seconds = lease_seconds(duration_ms);
     let attempt = attempt_key(&["grant", &name, &holder], request_id.as_deref());
     let grant_of = |lease: &Lease| {
         let duration_ms = seconds * 1000;
         inner
             .recent
             .remember(attempt.as_deref(), started, duration_ms);
-        granted(lease.transitions + 1, duration_ms)
+        granted(lease_token(lease.transitions), duration_ms)
     };
 
     // Two passes: a lost race (create or compare-and-swap) is answered from a fresh read.
@@ -593,7 +582,7 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
             }
         }
         // Free, expired by our observation, or this holder's own older grant: a new grant.
-        let transitions = lease.transitions + 1;
+        let transitions = lease_token(lease.transitions);
         if transitions > MAX_INT32 {
             return Err(malformed(
                 &["Lease ", &name].concat(),
@@ -631,7 +620,7 @@ async fn replay_grant(
     attempt: Option<&str>,
     signal: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let token = lease.transitions + 1;
+    let token = lease_token(lease.transitions);
     if let Some(left) = inner.recent.remaining_ms(attempt) {
         return granted(token, left);
     }
@@ -662,7 +651,7 @@ async fn renew(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
     let request_id = check_request_id(&get(args, "requestId"))?;
     let signal = get(args, "signal");
     let started = performance_now();
-    let seconds = duration_ms.div_ceil(1000).min(MAX_INT32);
+    let seconds = lease_seconds(duration_ms);
     let refused = |reason| reply_value(&RenewReply::refused(reason));
     for _ in 0..2 {
         let lease = inner.get(&name, &signal).await?;

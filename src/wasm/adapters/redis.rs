@@ -15,7 +15,8 @@ use wasm_bindgen::prelude::*;
 
 use super::{check_duration_ms, check_text_name, check_token, endpoint, has_authorization};
 use super::{Recent, MAX_REPLY_BYTES};
-use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_TOKEN};
+use crate::adapters::redis::{grant_value, named_holder};
+use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token};
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
     config_error, decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise,
@@ -64,40 +65,12 @@ struct Inner {
     recent: Recent,
 }
 
-/// A grant's stored value, `<token>:<holder>`: the token a canonical decimal in 1..2^53-1 (the
-/// counter as Redis printed it), so it is exact as a number.
+/// A grant's stored value, `<token>:<holder>` ([`grant_value`]); anything else is a
+/// `malformed_reply`.
 fn parse_value(what: &str, value: &str) -> Result<(u64, String), JsValue> {
-    let problem = || malformed(what, "the grant's value has no token in 1..2^53-1", None);
-    let (digits, holder) = value.split_once(':').ok_or_else(problem)?;
-    let canonical = !digits.is_empty()
-        && digits.len() <= 16
-        && !digits.starts_with('0')
-        && digits.bytes().all(|b| b.is_ascii_digit());
-    if !canonical {
-        return Err(problem());
-    }
-    let token = digits
-        .bytes()
-        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
-    if token > MAX_TOKEN {
-        return Err(problem());
-    }
-    Ok((token, holder.to_owned()))
-}
-
-/// The holder named by a value some other software may have written: after a `<digits>:`
-/// prefix if it has one, else the whole value.
-fn named_holder(value: &str) -> String {
-    match value.split_once(':') {
-        Some((digits, holder))
-            if !digits.is_empty()
-                && !digits.starts_with('0')
-                && digits.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            holder.to_owned()
-        }
-        _ => value.to_owned(),
-    }
+    grant_value(value)
+        .map(|(token, holder)| (token, holder.to_owned()))
+        .ok_or_else(|| malformed(what, "the grant's value has no token in 1..2^53-1", None))
 }
 
 impl Inner {
@@ -251,7 +224,7 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
             granted: false,
             token: None,
             duration_ms: None,
-            holder: Some(named_holder(&value)),
+            holder: Some(named_holder(&value).to_owned()),
             expires_in_ms: u64::try_from(left).ok(),
         });
     }
@@ -333,31 +306,5 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         }),
         Ok(_) => Err(malformed(what, "unknown result", None)),
         Err(_) => Err(malformed(what, "result is not an integer", None)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use wasm_bindgen_test::wasm_bindgen_test;
-
-    #[wasm_bindgen_test]
-    fn grant_values_name_token_and_holder() {
-        assert!(parse_value("w", "7:worker:7:eu").is_ok_and(|v| v == (7, "worker:7:eu".to_owned())));
-        assert!(parse_value("w", "9007199254740991:a").is_ok());
-        for bad in [
-            "9007199254740992:a",
-            "07:a",
-            "0:a",
-            ":a",
-            "7",
-            "x:a",
-            "-1:a",
-        ] {
-            assert!(parse_value("w", bad).is_err(), "{bad}");
-        }
-        assert_eq!(named_holder("7:x"), "x");
-        assert_eq!(named_holder("held-by-some-lock"), "held-by-some-lock");
-        assert_eq!(named_holder("07:x"), "07:x");
     }
 }
