@@ -83,7 +83,9 @@ describe("TypeScript declarations", () => {
     const thrown = new Set();
     const sources = [
       ...readdirSync(pkg).filter((f) => f.endsWith(".js")).map((f) => join(pkg, f)),
-      ...readdirSync(join(repo, "src", "wasm")).map((f) => join(repo, "src", "wasm", f)),
+      ...readdirSync(join(repo, "src", "wasm"), { recursive: true })
+        .filter((f) => f.endsWith(".rs"))
+        .map((f) => join(repo, "src", "wasm", f)),
     ];
     for (const file of sources) {
       for (const code of readFileSync(file, "utf8").match(/"ERR_[A-Z_]+"/g) ?? []) {
