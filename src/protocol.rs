@@ -1789,9 +1789,117 @@ pub fn is_valid_name(name: &str, max_len: usize) -> bool {
     !name.is_empty() && name.len() <= max_len && name.bytes().all(|b| (0x20..=0x7E).contains(&b))
 }
 
+/// Whether the JSON text `text` has an object with the same key twice. JSON allows it, but
+/// parsers disagree on which value counts (`JSON.parse` keeps the last), so
+/// `{"granted":false,…,"granted":true}` would read as a denial to one reader and a grant to
+/// another: a client refuses such a reply. Keys are compared as decoded text (`"a"` and
+/// `"\u0061"` are the same key). `text` must already be known to be valid JSON; anything else
+/// may be answered either way.
+pub fn has_duplicate_keys(text: &str) -> bool {
+    let b = text.as_bytes();
+    // One entry per open container: the keys seen so far (sorted) for an object, None for an
+    // array.
+    let mut open: Vec<Option<Vec<Vec<u16>>>> = Vec::new();
+    let mut expect_key = false;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let mut end = i + 1;
+                while end < b.len() && b[end] != b'"' {
+                    end += if b[end] == b'\\' { 2 } else { 1 };
+                }
+                if let (true, Some(Some(keys))) = (expect_key, open.last_mut()) {
+                    let key = json_string_units(text.get(i + 1..end).unwrap_or(""));
+                    match keys.binary_search(&key) {
+                        Ok(_) => return true,
+                        Err(at) => keys.insert(at, key),
+                    }
+                    expect_key = false;
+                }
+                i = end;
+            }
+            b'{' => {
+                open.push(Some(Vec::new()));
+                expect_key = true;
+            }
+            b'[' => {
+                open.push(None);
+                expect_key = false;
+            }
+            b'}' | b']' => {
+                open.pop();
+                expect_key = false;
+            }
+            b',' => expect_key = matches!(open.last(), Some(Some(_))),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The UTF-16 code units of the inside of a JSON string literal, escapes decoded: how
+/// JavaScript compares keys, lone surrogates included.
+fn json_string_units(inner: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut buf));
+            continue;
+        }
+        let unit = match chars.next() {
+            Some('b') => 0x08,
+            Some('f') => 0x0c,
+            Some('n') => 0x0a,
+            Some('r') => 0x0d,
+            Some('t') => 0x09,
+            Some('u') => (0..4).fold(0u16, |n, _| {
+                let digit = chars.next().and_then(|d| d.to_digit(16)).unwrap_or(0);
+                (n << 4) | digit as u16
+            }),
+            // `"`, `\` and `/` stand for themselves.
+            Some(other) => other as u16,
+            None => break,
+        };
+        units.push(unit);
+    }
+    units
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn duplicate_keys_are_found_as_decoded_text_at_any_depth() {
+        for text in [
+            r#"{"granted":true,"granted":false}"#,
+            r#"{"granted":false,"token":5,"gr\u0061nted":true}"#,
+            r#"{"a":{"b":1,"c":[{"d":1,"d":2}]}}"#,
+            r#"[1,{"x":"\"","x":2}]"#,
+            r#"{"\n":1,"\u000a":2}"#,
+            r#"{"\/":1,"/":2}"#,
+            r#"{"\ud83d\ude00":1,"😀":2}"#,
+        ] {
+            assert!(has_duplicate_keys(text), "{text}");
+        }
+        for text in [
+            r#"{"granted":true,"token":5,"durationMs":6000}"#,
+            r#"{"a":{"a":{"a":1}},"b":["a","a"]}"#,
+            r#"{"x":"a","y":"a"}"#,
+            r#"{"a\"b":1,"a":2,"ab":3}"#,
+            r#"[{"k":1},{"k":2}]"#,
+            r#"{"\ud800":1,"\ud801":2}"#,
+            r#""{\"a\":1,\"a\":2}""#,
+            "[]",
+            "7",
+        ] {
+            assert!(!has_duplicate_keys(text), "{text}");
+        }
+    }
 
     #[test]
     fn an_issued_token_starts_at_one() {

@@ -4,16 +4,22 @@
 //! JavaScript layer (`pkg/api.js`) wraps these exports into the design's `Lease` and
 //! `LeaseHolder` classes and its `LeaseError` types.
 
+#[cfg(feature = "grantors")]
+mod adapters;
 #[cfg(feature = "holder")]
 mod advise;
 mod alloc;
 #[cfg(feature = "grantors")]
-mod batch;
+mod bounded;
 #[cfg(feature = "claims")]
 mod claim;
 mod error;
+#[cfg(feature = "grantors")]
+mod fetch;
 #[cfg(feature = "holder")]
 mod holder;
+#[cfg(feature = "grantors")]
+mod http_grantor;
 mod js;
 #[cfg(feature = "lease")]
 mod lease;
@@ -21,31 +27,35 @@ mod lease;
 mod observer;
 #[cfg(any(feature = "holder", feature = "tabs"))]
 mod options;
-#[cfg(feature = "grantors")]
-mod replay;
 #[cfg(feature = "holder")]
 mod reply;
 #[cfg(feature = "tabs")]
 mod tabs;
+#[cfg(feature = "grantors")]
+mod value;
 #[cfg(feature = "holder")]
 mod wake;
 #[cfg(feature = "lease")]
 mod window;
 
+#[cfg(feature = "grantors")]
+pub use adapters::consul::ConsulGrantorCore;
+#[cfg(feature = "grantors")]
+pub use adapters::etcd::EtcdGrantorCore;
+#[cfg(feature = "grantors")]
+pub use adapters::kubernetes::KubernetesLeaseGrantorCore;
+#[cfg(feature = "grantors")]
+pub use adapters::redis::RedisHttpGrantorCore;
 #[cfg(feature = "holder")]
 pub use advise::advise_duration_core;
-#[cfg(feature = "grantors")]
-pub use batch::BatchCore;
 #[cfg(feature = "claims")]
 pub use claim::{describe_failure, ClaimerCore};
 #[cfg(feature = "holder")]
 pub use holder::HolderCore;
+#[cfg(feature = "grantors")]
+pub use http_grantor::HttpGrantorCore;
 #[cfg(feature = "lease")]
 pub use lease::LeaseCore;
-#[cfg(feature = "grantors")]
-pub use observer::ObserverCore;
-#[cfg(feature = "grantors")]
-pub use replay::RecentCallsCore;
 #[cfg(feature = "tabs")]
 pub use tabs::{serve_tab_engine, FencedStoreCore, TabLeaseCore};
 #[cfg(feature = "holder")]

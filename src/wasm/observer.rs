@@ -1,7 +1,8 @@
 //! `ObserverCore`: the [observed-expiry rule](crate::core::Observer) for a record another party
-//! rewrites (a Kubernetes Lease), read by `pkg/kubernetes-lease-grantor.js`.
+//! rewrites (a Kubernetes Lease), with clock readings in ms as JavaScript takes them; the
+//! Kubernetes adapter ([`super::adapters::kubernetes`]) keeps one per Lease.
 
-use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsValue;
 
 use super::error::config_error;
 use crate::core::{checked_ms, Micros, Now, Observer};
@@ -12,15 +13,12 @@ fn number(value: f64) -> Option<f64> {
 }
 
 /// Observed expiry of one record another party rewrites (see `core::observed`).
-#[wasm_bindgen]
 pub struct ObserverCore {
     core: Observer<String>,
 }
 
-#[wasm_bindgen]
 impl ObserverCore {
     /// An observer that waits `defaultDurationMs` for records that carry no duration.
-    #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(default_duration_ms: f64) -> Result<ObserverCore, JsValue> {
         let duration =
             checked_ms("durationMs", default_duration_ms).map_err(|e| config_error(&e))?;
@@ -32,7 +30,6 @@ impl ObserverCore {
     /// The record reads `version` with `durationMs` (not a number from 0: the default).
     /// Returns whether the version is new. Readings that are not clock readings are ignored:
     /// a sighting at an unknown time would start the wait at an unknown point.
-    #[wasm_bindgen(skip_jsdoc)]
     pub fn observe(
         &mut self,
         mono_ms: f64,
@@ -50,7 +47,6 @@ impl ObserverCore {
     /// Whether the version seen counts as expired: strictly more than its duration has elapsed
     /// on our monotonic clock since we first saw it. False before any sighting, and at readings
     /// that are not clock readings (never judged expired on those).
-    #[wasm_bindgen(skip_jsdoc, js_name = isExpired)]
     pub fn is_expired(&mut self, mono_ms: f64, wall_ms: f64) -> bool {
         Now::from_ms(mono_ms, wall_ms).is_ok_and(|now| self.core.is_expired(now))
     }
@@ -59,7 +55,6 @@ impl ObserverCore {
     /// seen has had its full duration (it counts as expired just after); at least 1 while it is
     /// live, 0 once expired; `Infinity` before any sighting or at readings that are not clock
     /// readings.
-    #[wasm_bindgen(skip_jsdoc, js_name = expiresInMs)]
     pub fn expires_in_ms(&mut self, mono_ms: f64, wall_ms: f64) -> f64 {
         let left = Now::from_ms(mono_ms, wall_ms)
             .ok()

@@ -4,22 +4,10 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::get;
-use super::js::date_now;
 use crate::core::{Failure, FailureKind, Micros};
 use crate::protocol::{
-    retry_after_ms, GrantOutcome, GrantReply, MalformedReply, RenewOutcome, RenewRefusal,
-    RenewReply, Token,
+    GrantOutcome, GrantReply, MalformedReply, RenewOutcome, RenewRefusal, RenewReply, Token,
 };
-
-/// How many ms a `Retry-After` field value asks to wait, by the wall clock now
-/// ([`retry_after_ms`]); `undefined` when it is neither delay-seconds nor an HTTP-date. A wall
-/// clock that reads before the epoch (or not a number) puts every date in the future: the wait
-/// is then the longest, never a retry too early.
-#[wasm_bindgen(skip_jsdoc, js_name = retryAfterMs)]
-pub fn retry_after_ms_js(value: &str) -> Option<f64> {
-    // `as` saturates: NaN and negative readings are 0.
-    retry_after_ms(value, date_now() as u64).map(|ms| ms as f64)
-}
 
 /// `{granted, token, durationMs?}` or `{granted: false, holder?, expiresInMs?}`.
 pub fn grant_outcome(reply: &JsValue) -> Result<GrantOutcome, MalformedReply> {

@@ -7,7 +7,10 @@ import { createServer } from "node:http";
 import { HttpGrantor, LeaseHolder, leasedRead, isLeaseError } from "tenure";
 import { startGrantor } from "./support/grantor-process.mjs";
 import { sleep, eventually } from "./support/memory-grantor.mjs";
-import { MAX_PAYLOAD_BYTES } from "../../pkg/protocol-rules.js";
+
+// The most bytes a queue item's payload takes as the grantor stores it: src/protocol.rs's
+// MAX_PAYLOAD_BYTES, which its test `stored_value_limits_are_the_documented_ones` pins to this.
+const MAX_PAYLOAD_BYTES = 38_912;
 
 const holderConfig = (resource, holderId, extra = {}) => ({
   resource,
@@ -155,7 +158,7 @@ describe("against the reference grantor", () => {
   });
 
   it("an item of the largest payload the grantor accepts can be claimed, completed and read back", async () => {
-    // The payload's size as stored, quotes included (the limit is rendered from src/protocol.rs).
+    // The payload's size as stored, quotes included (the limit is src/protocol.rs's, above).
     const largest = "x".repeat(MAX_PAYLOAD_BYTES - 2);
     const queue = '"'.repeat(256); // the longest names, each character escaped in the replies
     const worker = "\\".repeat(256);

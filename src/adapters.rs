@@ -1,0 +1,235 @@
+//! The grantor adapters' rules: what the state of a store that is no tenure grantor (etcd, Consul,
+//! Kubernetes Lease objects, Redis) means in the protocol's terms, and what to ask of it.
+//!
+//! Sans-IO, like [`crate::rules`]: the WebAssembly binding (`src/wasm/adapters`) reads the
+//! stores' replies, decides through these functions and does the IO.
+
+use crate::protocol::RenewRefusal;
+
+/// A duration in whole seconds for a store that counts whole seconds (etcd's TTL, Kubernetes'
+/// `leaseDurationSeconds`, Consul's session TTL): rounded up, so the holder is never granted less
+/// than it asked for.
+pub fn whole_seconds(duration_ms: u64) -> u64 {
+    duration_ms.div_ceil(1000)
+}
+
+/// etcd: leases on keys whose create revision is the fencing token.
+pub mod etcd {
+    /// etcd refuses longer leases (`MaxLeaseTTL`), in seconds.
+    pub const MAX_TTL_SECONDS: i64 = 9_000_000_000;
+
+    /// The wait a denial reports, given what the holder's lease has left as etcd's timetolive
+    /// says it: whole seconds, truncated, so the grant ends within the next second after it; a
+    /// lease that has run out (-1) is deleted by etcd's next expiry sweep, twice a second.
+    pub fn denial_wait_ms(left_s: i64) -> u64 {
+        if left_s >= 0 {
+            (left_s as u64 + 1).saturating_mul(1000)
+        } else {
+            0
+        }
+    }
+}
+
+/// Consul: TTL sessions locking KV keys; the key's `LockIndex` is the fencing token.
+pub mod consul {
+    use super::{whole_seconds, RenewRefusal};
+
+    /// The shortest session TTL, Consul's default `session_ttl_min`, in seconds.
+    pub const MIN_TTL_S: u64 = 10;
+    /// The longest session TTL, Consul's `SessionTTLMax`, in seconds.
+    pub const MAX_TTL_S: u64 = 86_400;
+    /// The longest lock-delay Consul keeps, in ms.
+    pub const MAX_LOCK_DELAY_MS: u64 = 60_000;
+
+    /// The session TTL for a lease of `duration_ms`: whole seconds, rounded up and clamped into
+    /// Consul's range. The reply says what was granted.
+    pub fn session_ttl_s(duration_ms: u64) -> u64 {
+        whole_seconds(duration_ms).clamp(MIN_TTL_S, MAX_TTL_S)
+    }
+
+    /// A lock key as read: whether a session holds it, its `LockIndex`, and the holder its value
+    /// names (if this adapter wrote it).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Key<'a> {
+        /// A session holds the key.
+        pub locked: bool,
+        /// The key's `LockIndex`.
+        pub lock_index: u64,
+        /// The holder recorded in the key's value.
+        pub owner: Option<&'a str>,
+    }
+
+    /// Why `holder` cannot renew or release grant `token` given the key (`None`: no such key);
+    /// `None` if it can.
+    pub fn refusal(key: Option<Key<'_>>, holder: &str, token: u64) -> Option<RenewRefusal> {
+        let Some(key) = key else {
+            return Some(RenewRefusal::Unknown); // no such key
+        };
+        if key.lock_index < token {
+            Some(RenewRefusal::Unknown) // a token never handed out
+        } else if key.lock_index > token {
+            Some(RenewRefusal::NotHolder) // locked again since
+        } else if !key.locked {
+            Some(RenewRefusal::Expired) // the session ended and unlocked the key
+        } else if key.owner != Some(holder) {
+            Some(RenewRefusal::NotHolder)
+        } else {
+            None
+        }
+    }
+}
+
+/// Kubernetes: `coordination.k8s.io/v1` Lease objects; `leaseTransitions + 1` is the fencing
+/// token.
+pub mod kubernetes {
+    use super::{whole_seconds, RenewRefusal};
+
+    /// `leaseDurationSeconds` and `leaseTransitions` are int32.
+    pub const MAX_INT32: u64 = (1 << 31) - 1;
+
+    /// `leaseDurationSeconds` for a lease of `duration_ms`: whole seconds, rounded up.
+    pub fn lease_seconds(duration_ms: u64) -> u64 {
+        whole_seconds(duration_ms).min(MAX_INT32)
+    }
+
+    /// The fencing token of the grant a Lease with `transitions` records. A grant bumps the
+    /// counter (the compare-and-swap makes each value belong to one grant); a Lease created here
+    /// starts at 0, so the first token is 1.
+    pub fn token(transitions: u64) -> u64 {
+        transitions + 1
+    }
+
+    /// Why `holder` cannot renew or release grant `token` given the Lease (its holder identity
+    /// and transitions; `None`: no such Lease); `None` if it can.
+    pub fn refusal(lease: Option<(&str, u64)>, holder: &str, token: u64) -> Option<RenewRefusal> {
+        let Some((current, transitions)) = lease else {
+            return Some(RenewRefusal::Unknown); // no such Lease
+        };
+        let granted = self::token(transitions);
+        if granted < token {
+            Some(RenewRefusal::Unknown) // a token never handed out
+        } else if granted > token {
+            Some(RenewRefusal::NotHolder) // granted again since
+        } else if current.is_empty() {
+            Some(RenewRefusal::Expired) // released, or cleared by someone
+        } else if current != holder {
+            Some(RenewRefusal::NotHolder)
+        } else {
+            None
+        }
+    }
+}
+
+/// Redis behind a REST endpoint: keys holding `<token>:<holder>`, tokens from a counter.
+pub mod redis {
+    use crate::protocol::MAX_TOKEN;
+
+    /// A grant's stored value, `<token>:<holder>`: the token a canonical decimal in 1..2^53-1
+    /// (the counter as Redis prints it), so it is exact as a number. `None` for anything else.
+    pub fn grant_value(value: &str) -> Option<(u64, &str)> {
+        let (digits, holder) = value.split_once(':')?;
+        let canonical = !digits.is_empty()
+            && digits.len() <= 16
+            && !digits.starts_with('0')
+            && digits.bytes().all(|b| b.is_ascii_digit());
+        if !canonical {
+            return None;
+        }
+        let token = digits
+            .bytes()
+            .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+        (token <= MAX_TOKEN).then_some((token, holder))
+    }
+
+    /// The holder a value names that some other software may have written: after a
+    /// `<digits>:` prefix if it has one, else the whole value.
+    pub fn named_holder(value: &str) -> &str {
+        match value.split_once(':') {
+            Some((digits, holder))
+                if !digits.is_empty()
+                    && !digits.starts_with('0')
+                    && digits.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                holder
+            }
+            _ => value,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_round_up_to_whole_seconds_within_each_store() {
+        assert_eq!(whole_seconds(1), 1);
+        assert_eq!(whole_seconds(2_000), 2);
+        assert_eq!(whole_seconds(2_001), 3);
+        assert_eq!(consul::session_ttl_s(300), consul::MIN_TTL_S);
+        assert_eq!(consul::session_ttl_s(15_500), 16);
+        assert_eq!(consul::session_ttl_s(2_147_483_647), consul::MAX_TTL_S);
+        assert_eq!(kubernetes::lease_seconds(2_147_483_647), 2_147_484);
+        assert_eq!(etcd::denial_wait_ms(0), 1_000);
+        assert_eq!(etcd::denial_wait_ms(2), 3_000);
+        assert_eq!(etcd::denial_wait_ms(-1), 0);
+    }
+
+    #[test]
+    fn a_consul_key_refuses_whoever_does_not_hold_that_grant() {
+        use consul::{refusal, Key};
+        use RenewRefusal::{Expired, NotHolder, Unknown};
+        let key = |locked, lock_index, owner| {
+            Some(Key {
+                locked,
+                lock_index,
+                owner,
+            })
+        };
+        assert_eq!(refusal(None, "h", 1), Some(Unknown));
+        assert_eq!(refusal(key(true, 3, Some("h")), "h", 4), Some(Unknown));
+        assert_eq!(refusal(key(true, 5, Some("h")), "h", 4), Some(NotHolder));
+        assert_eq!(refusal(key(false, 4, Some("h")), "h", 4), Some(Expired));
+        assert_eq!(refusal(key(true, 4, Some("x")), "h", 4), Some(NotHolder));
+        assert_eq!(refusal(key(true, 4, None), "h", 4), Some(NotHolder));
+        assert_eq!(refusal(key(true, 4, Some("h")), "h", 4), None);
+    }
+
+    #[test]
+    fn a_kubernetes_lease_refuses_whoever_does_not_hold_that_grant() {
+        use kubernetes::{refusal, token};
+        use RenewRefusal::{Expired, NotHolder, Unknown};
+        assert_eq!(token(0), 1);
+        assert_eq!(refusal(None, "h", 1), Some(Unknown));
+        assert_eq!(refusal(Some(("h", 2)), "h", 4), Some(Unknown));
+        assert_eq!(refusal(Some(("h", 4)), "h", 4), Some(NotHolder));
+        assert_eq!(refusal(Some(("", 3)), "h", 4), Some(Expired));
+        assert_eq!(refusal(Some(("x", 3)), "h", 4), Some(NotHolder));
+        assert_eq!(refusal(Some(("h", 3)), "h", 4), None);
+    }
+
+    #[test]
+    fn redis_values_name_token_and_holder() {
+        use redis::{grant_value, named_holder};
+        assert_eq!(grant_value("7:worker:7:eu"), Some((7, "worker:7:eu")));
+        assert_eq!(
+            grant_value("9007199254740991:a"),
+            Some((9_007_199_254_740_991, "a"))
+        );
+        for bad in [
+            "9007199254740992:a",
+            "07:a",
+            "0:a",
+            ":a",
+            "7",
+            "x:a",
+            "-1:a",
+            "99999999999999999:a",
+        ] {
+            assert_eq!(grant_value(bad), None, "{bad}");
+        }
+        assert_eq!(named_holder("7:x"), "x");
+        assert_eq!(named_holder("held-by-some-lock"), "held-by-some-lock");
+        assert_eq!(named_holder("07:x"), "07:x");
+    }
+}
