@@ -55,7 +55,7 @@ for (const entry of ["tenure", "tenure/tabs"]) {
       const module = readFileSync(join(here, "..", "..", "..", "pkg", glue, "tenure_bg.wasm"));
       assert.ok(inline !== undefined && Buffer.from(inline, "base64").equals(module), `the ${glue} module inline`);
       const exports = WebAssembly.Module.exports(new WebAssembly.Module(module)).map((e) => e.name);
-      for (const name of ["holdercore_new", "claimercore_new", "batchcore_new"]) {
+      for (const name of ["holdercore_new", "claimercore_new", "httpgrantorcore_new", "etcdgrantorcore_new"]) {
         assert.equal(exports.includes(name), entry === "tenure", `${name} exported by the ${glue} module`);
       }
 
