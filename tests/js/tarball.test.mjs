@@ -25,6 +25,14 @@ const SCENARIO = `
 `;
 const EXPECTED = { before: false, held: true, token: 7, code: "ERR_LEASE_CONFIG" };
 
+// `tenure/tabs` in Node: its own module loads, and a TabLease fails only for want of IndexedDB.
+const TABS_SCENARIO = `
+  let code = null;
+  let missing = null;
+  try { new tabs.TabLease("editor"); } catch (error) { code = tabs.isLeaseError(error) ? error.code : String(error); missing = error.missing; }
+  console.log(JSON.stringify({ code, missing, exports: Object.keys(tabs).sort() }));
+`;
+
 async function runNode(dir, file, args = []) {
   const { stdout } = await run(process.execPath, [...args, file], { cwd: dir, timeout: 60_000 });
   return JSON.parse(stdout.trim().split("\n").pop());
@@ -45,6 +53,8 @@ describe("the packed tarball", () => {
       files: {
         "required.cjs": `const tenure = require("tenure");\n${SCENARIO}`,
         "imported.mjs": `const tenure = await import("tenure");\n${SCENARIO}`,
+        "required-tabs.cjs": `const tabs = require("tenure/tabs");\n${TABS_SCENARIO}`,
+        "imported-tabs.mjs": `const tabs = await import("tenure/tabs");\n${TABS_SCENARIO}`,
         // React itself resolves from the repository's node_modules, above the project.
         "required-react.cjs": `const hooks = require("tenure/react");\nconsole.log(JSON.stringify(Object.fromEntries(Object.entries(hooks).map(([name, value]) => [name, typeof value]))));\n`,
       },
@@ -132,6 +142,15 @@ describe("the packed tarball", () => {
     const { exports, ...rest } = imported;
     assert.deepEqual(rest, EXPECTED);
     assert.deepEqual(exports, required.exports);
+  });
+
+  it("require('tenure/tabs') and import('tenure/tabs') give the same TabLease, also before Node 20.19", async () => {
+    const imported = await runNode(project.dir, "imported-tabs.mjs");
+    assert.deepEqual(imported.exports, ["FencedStore", "LeaseError", "LeaseExpiredError", "TabLease", "isLeaseError"]);
+    assert.deepEqual([imported.code, imported.missing], ["ERR_TAB_UNSUPPORTED", ["indexedDB"]]);
+    for (const args of [[], ["--no-experimental-require-module"]]) {
+      assert.deepEqual(await runNode(project.dir, "required-tabs.cjs", args), imported, `node ${args}`);
+    }
   });
 
   it("require('tenure/react') gives the hooks from the CommonJS build, also before Node 20.19", async () => {
