@@ -28,6 +28,29 @@ pub mod etcd {
             0
         }
     }
+
+    /// Whether the JSON text `text` holds a `null`. etcd's gateway never sends one: it leaves out
+    /// a field at its default instead. The adapter reads an absent field as that default (an
+    /// absent TTL is 0, a lease gone), so a `null` must not pass for absent: it is a reply from
+    /// something that is not etcd, and a retryable failure rather than a definitive loss.
+    /// `text` must already be known to be valid JSON: outside its strings, the only letters are
+    /// those of `true`, `false` and `null`, and only `null` has an `n`.
+    pub fn has_null(text: &str) -> bool {
+        let mut in_string = false;
+        let mut escaped = false;
+        for b in text.bytes() {
+            match (in_string, escaped, b) {
+                (true, true, _) => escaped = false,
+                (true, false, b'\\') => escaped = true,
+                (true, false, b'"') => in_string = false,
+                (true, false, _) => {}
+                (false, _, b'"') => in_string = true,
+                (false, _, b'n') => return true,
+                (false, _, _) => {}
+            }
+        }
+        false
+    }
 }
 
 /// Consul: TTL sessions locking KV keys; the key's `LockIndex` is the fencing token.
@@ -160,6 +183,28 @@ pub mod redis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_etcd_reply_with_a_null_anywhere_is_told_apart_from_one_that_leaves_fields_out() {
+        for text in [
+            r#"{"result":{"ID":"7","TTL":null}}"#,
+            r#"{"kvs":[{"key":"aw==","lease":null}]}"#,
+            r#"{"succeeded":null}"#,
+            r#"[null]"#,
+            "null",
+            r#"{"a":"\"","b":null}"#,
+        ] {
+            assert!(etcd::has_null(text), "{text}");
+        }
+        for text in [
+            r#"{"result":{"ID":"7"}}"#,
+            r#"{"kvs":[{"key":"bnVsbA==","value":"null"}],"succeeded":true,"more":false}"#,
+            r#"{"note":"a \"null\" in a string, and \\n"}"#,
+            r#"{"header":{"revision":"12"}}"#,
+        ] {
+            assert!(!etcd::has_null(text), "{text}");
+        }
+    }
 
     #[test]
     fn durations_round_up_to_whole_seconds_within_each_store() {

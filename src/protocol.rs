@@ -11,6 +11,7 @@
 
 #[cfg(any(feature = "serde", target_arch = "wasm32"))]
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 /// The largest token value: tokens travel as JSON numbers and must stay exact in JavaScript.
 pub const MAX_TOKEN: u64 = (1 << 53) - 1;
@@ -1797,9 +1798,10 @@ pub fn is_valid_name(name: &str, max_len: usize) -> bool {
 /// may be answered either way.
 pub fn has_duplicate_keys(text: &str) -> bool {
     let b = text.as_bytes();
-    // One entry per open container: the keys seen so far (sorted) for an object, None for an
-    // array.
-    let mut open: Vec<Option<Vec<Vec<u16>>>> = Vec::new();
+    // One entry per open container: the keys seen so far for an object, None for an array. A
+    // tree, not a sorted Vec: keys arriving in descending order would make each insert shift all
+    // before it, and a hostile reply of a million keys would block the event loop for hours.
+    let mut open: Vec<Option<BTreeSet<Vec<u16>>>> = Vec::new();
     let mut expect_key = false;
     let mut i = 0;
     while i < b.len() {
@@ -1811,16 +1813,15 @@ pub fn has_duplicate_keys(text: &str) -> bool {
                 }
                 if let (true, Some(Some(keys))) = (expect_key, open.last_mut()) {
                     let key = json_string_units(text.get(i + 1..end).unwrap_or(""));
-                    match keys.binary_search(&key) {
-                        Ok(_) => return true,
-                        Err(at) => keys.insert(at, key),
+                    if !keys.insert(key) {
+                        return true;
                     }
                     expect_key = false;
                 }
                 i = end;
             }
             b'{' => {
-                open.push(Some(Vec::new()));
+                open.push(Some(BTreeSet::new()));
                 expect_key = true;
             }
             b'[' => {
@@ -1872,6 +1873,21 @@ fn json_string_units(inner: &str) -> Vec<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_object_of_many_keys_in_descending_order_is_checked_whole() {
+        // Descending order is the worst case for keys kept in a sorted Vec (each insert shifts
+        // every key before it): at this size that took seconds, and a batch reply's cap allows
+        // twenty times more keys.
+        let keys: Vec<String> = (0..100_000)
+            .rev()
+            .map(|n| format!("\"k{n:06}\":0"))
+            .collect();
+        let text = format!("{{{}}}", keys.join(","));
+        assert!(!has_duplicate_keys(&text));
+        let repeated = format!("{{{},\"k000000\":1}}", keys.join(","));
+        assert!(has_duplicate_keys(&repeated));
+    }
 
     #[test]
     fn duplicate_keys_are_found_as_decoded_text_at_any_depth() {

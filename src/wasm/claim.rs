@@ -16,11 +16,11 @@ use web_sys::AbortController;
 use super::error::{config_error, get, lease_error, set};
 use super::js::{js_string, random_seed, request_prefix, then_call};
 use super::lease::now;
-use super::reply::failure_from_error;
+use super::reply::{claim_ms_of, claim_reply, failure_from_error, token_of};
 use crate::core::{
-    claim_failure_kind, claim_gone, is_item_id, ClaimConfig, ClaimEvent, ClaimMachine, ClaimOutput,
-    ClaimReply, ClaimRequestKind, ConfigError, Failure, FailureKind, HeartbeatReply, MonoTime,
-    RequestId, SettleEnd, SettleOperation, SettleReply,
+    claim_failure_kind, claim_gone, ClaimConfig, ClaimEvent, ClaimMachine, ClaimOutput, ClaimReply,
+    ClaimRequestKind, ConfigError, Failure, FailureKind, HeartbeatReply, MonoTime, RequestId,
+    SettleEnd, SettleOperation, SettleReply,
 };
 use crate::protocol::{Token, MAX_ERROR_BYTES};
 
@@ -88,56 +88,6 @@ fn gone(error: &JsValue) -> bool {
     get(error, "grantorCode")
         .as_string()
         .is_some_and(|code| claim_gone(&code))
-}
-
-fn token_of(reply: &JsValue) -> Option<Token> {
-    get(reply, "token")
-        .as_f64()
-        .and_then(|n| Token::from_f64(n).ok())
-}
-
-/// `claimMs` of a reply: absent, or a positive whole number of ms; `Err` for anything else.
-fn claim_ms_of(reply: &JsValue) -> Result<Option<u64>, ()> {
-    let value = get(reply, "claimMs");
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    match value.as_f64() {
-        Some(ms) if ms.is_finite() && ms > 0.0 && ms.fract() == 0.0 && ms <= 9.007e15 => {
-            Ok(Some(ms as u64))
-        }
-        _ => Err(()),
-    }
-}
-
-/// A claim reply (`{claimed: true, item: {id, …}, token, claimMs?}` or `{claimed: false}`) and
-/// its item. Anything else is a malformed reply: never a claim.
-fn claim_reply(reply: &JsValue) -> (ClaimReply, JsValue) {
-    let malformed = (
-        ClaimReply::Failed(Failure::of(FailureKind::Malformed)),
-        JsValue::UNDEFINED,
-    );
-    if !reply.is_object() {
-        return malformed;
-    }
-    match get(reply, "claimed").as_bool() {
-        Some(false) => return (ClaimReply::Empty, JsValue::UNDEFINED),
-        Some(true) => {}
-        None => return malformed,
-    }
-    let item = get(reply, "item");
-    let id = get(&item, "id").as_f64().filter(|id| is_item_id(*id));
-    match (id, token_of(reply), claim_ms_of(reply)) {
-        (Some(id), Some(token), Ok(claim_ms)) => (
-            ClaimReply::Claimed {
-                item: id as u64,
-                token,
-                claim_ms,
-            },
-            item,
-        ),
-        _ => malformed,
-    }
 }
 
 /// A heartbeat's outcome: `{extended: true, token, claimMs?}` extends; `{extended: false}` or a

@@ -392,6 +392,29 @@ pub struct Endpoint {
     fetch: Option<Function>,
     style: Style,
 }
+#[wasm_bindgen]
+extern "C" {
+    /// `AbortSignal.any`, with the TypeError it throws for anything that is not an AbortSignal
+    /// caught: its brand check knows signals of every realm, where `instanceof` knows only this
+    /// one's (an iframe's, a `vm` context's).
+    #[wasm_bindgen(catch, js_namespace = AbortSignal, js_name = any)]
+    fn abort_signal_any(signals: &Array) -> Result<AbortSignal, JsValue>;
+}
+
+/// A caller's `signal`: `None` when it is undefined or null, the signal when it is an AbortSignal
+/// of any realm, `Err` for anything else.
+pub fn caller_signal(value: &JsValue) -> Result<Option<AbortSignal>, ()> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if let Some(signal) = value.dyn_ref::<AbortSignal>() {
+        return Ok(Some(signal.clone()));
+    }
+    match abort_signal_any(&Array::of1(value)) {
+        Ok(_) => Ok(Some(value.clone().unchecked_into())),
+        Err(_) => Err(()),
+    }
+}
 
 impl Endpoint {
     /// An endpoint on `base_url` (as [`base_href`] gives it), sending `headers` with every
@@ -434,16 +457,9 @@ impl Endpoint {
         max_bytes: usize,
         what: &str,
     ) -> Result<Reply, JsValue> {
-        let caller = if signal.is_undefined() || signal.is_null() {
-            None
-        } else {
-            match signal.dyn_ref::<AbortSignal>() {
-                Some(signal) => Some(signal.clone()),
-                None => {
-                    let message = [what, ": signal is not an AbortSignal"].concat();
-                    return Err(grantor_error("unreachable", &message, Detail::default()));
-                }
-            }
+        let Ok(caller) = caller_signal(signal) else {
+            let message = [what, ": signal is not an AbortSignal"].concat();
+            return Err(grantor_error("unreachable", &message, Detail::default()));
         };
         let timeout = AbortSignal::timeout_with_f64(self.timeout_ms);
         let combined = match &caller {
@@ -625,15 +641,29 @@ async fn read_limited(
                 js_sys::TypeError::new("the body is not bytes").into(),
             ));
         };
-        if bytes.len() + value.length() as usize > limit {
+        // Any view counts by its bytes, read once: a caller's own fetch may hand a view that is
+        // not a Uint8Array, whose `length` counts elements.
+        let length = value.byte_length();
+        let Some(total) = bytes
+            .len()
+            .checked_add(length as usize)
+            .filter(|&t| t <= limit)
+        else {
             ignore(reader.cancel_reader());
             return Err(too_large(&[
                 "reply exceeds ",
                 &decimal(limit as u64),
                 " bytes",
             ]));
-        }
-        bytes.append(&mut value.to_vec());
+        };
+        let own = Uint8Array::new_with_byte_offset_and_length(
+            &value.buffer(),
+            value.byte_offset(),
+            length,
+        );
+        let start = bytes.len();
+        bytes.resize(total, 0);
+        own.copy_to(&mut bytes[start..]);
     }
     // As a fatal TextDecoder reads it: a leading byte-order mark is dropped.
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {

@@ -19,7 +19,7 @@ use std::rc::{Rc, Weak};
 
 use gloo_timers::callback::Timeout;
 use js_sys::{Array, Function, Object, Promise};
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -28,23 +28,24 @@ use web_sys::{AbortSignal, AddEventListenerOptions};
 use super::bounded::BoundedMap;
 use super::error::{config_error as core_config_error, get, lease_error, set};
 use super::fetch::{
-    base_href, checked_base_url, checked_fetch, checked_timeout_ms, config_error, decimal,
-    grantor_error, header_entries, json_text, lenient_json, malformed, pair_key, promise,
+    base_href, caller_signal, checked_base_url, checked_fetch, checked_timeout_ms, config_error,
+    decimal, grantor_error, header_entries, json_text, lenient_json, malformed, pair_key, promise,
     status_failure, strict_json, text_of, Detail, Endpoint, Style,
 };
 use super::js::now_ms;
 use super::lease::now_or_expired;
+use super::reply::{claim_reply, grant_outcome, renew_outcome};
 use super::value::{from_js, from_js_strict, Passed};
 use crate::core::{
-    batch_delay, BatchConfig, BatchFailure, BatchId, BatchOutput, Batcher, HolderConfig,
-    HolderOptionsMs, HolderTiming, ItemResult, Micros, MonoTime, Now, RenewalId, RenewalSettlement,
-    RenewalSpec, REMEMBERED_LEASES,
+    batch_delay, BatchConfig, BatchFailure, BatchId, BatchOutput, Batcher, ClaimReply,
+    HolderConfig, HolderOptionsMs, HolderTiming, ItemResult, Micros, MonoTime, Now, RenewalId,
+    RenewalSettlement, RenewalSpec, REMEMBERED_LEASES,
 };
 use crate::protocol::{
-    max_batch_reply_bytes, refuses_unknown_field, ClaimReply, ClaimRequest, CompleteRequest,
-    EnqueueRequest, ErrorCode, FailRequest, FencedReadRequest, FencedWriteRequest, GrantReply,
-    GrantRequest, HeartbeatRequest, ItemRequest, NewItem, NextClaim, QueueStatsRequest,
-    ReleaseRequest, RenewReply, RenewRequest, RevokeRequest, StatusRequest, Token, MAX_REPLY_BYTES,
+    max_batch_reply_bytes, refuses_unknown_field, ClaimRequest, CompleteRequest, EnqueueRequest,
+    ErrorCode, FailRequest, FencedReadRequest, FencedWriteRequest, GrantOutcome, GrantRequest,
+    HeartbeatRequest, ItemRequest, NewItem, NextClaim, QueueStatsRequest, ReleaseRequest,
+    RenewOutcome, RenewRequest, RevokeRequest, StatusRequest, Token, MAX_REPLY_BYTES,
 };
 
 const BATCH_PATH: &str = "/v1/renew/batch";
@@ -651,15 +652,11 @@ fn remember(shared: &Shared, reply: &JsValue, what: Remember) {
     match what {
         Remember::Nothing => {}
         Remember::Grant((resource, holder)) => {
-            // The secret travels beside the reply's fields (`GrantReplyWithSecret`).
-            let Ok(granted) = from_js::<GrantReply>(reply) else {
-                return;
-            };
-            if let (true, Some(token), Some(secret)) = (
-                granted.granted,
-                granted.token,
-                get(reply, "leaseSecret").as_string(),
-            ) {
+            // The secret travels beside the reply's fields (`GrantReplyWithSecret`). The reply is
+            // read as the holder reads it: a grant the holder believes has its secret kept.
+            if let (Ok(GrantOutcome::Granted { token, .. }), Some(secret)) =
+                (grant_outcome(reply), get(reply, "leaseSecret").as_string())
+            {
                 let mut secrets = shared.lease_secrets.borrow_mut();
                 secrets.set((resource.clone(), token.get()), secret.clone());
                 shared
@@ -669,7 +666,7 @@ fn remember(shared: &Shared, reply: &JsValue, what: Remember) {
             }
         }
         Remember::Renewal(lease, Some(secret)) => {
-            if from_js::<RenewReply>(reply).is_ok_and(|r| r.renewed) {
+            if matches!(renew_outcome(reply), Ok(RenewOutcome::Renewed { .. })) {
                 shared.lease_secrets.borrow_mut().set(lease, secret);
             }
         }
@@ -714,22 +711,17 @@ async fn exchange(
     ))
 }
 
-/// Remembers the secret of the claim a claim reply (or a settlement's `next`) made. A `next` is
-/// read as leniently as the claimer reads it: one that is no claim is simply not remembered.
+/// Remembers the secret of the claim a claim reply (or a settlement's `next`) made, read as the
+/// claimer reads it: a claim the claimer works on has its secret kept, and one that is no claim
+/// is simply not remembered.
 fn remember_claim(shared: &Shared, reply: &JsValue) {
-    let Ok(claim) = from_js::<ClaimReply<IgnoredAny>>(reply) else {
-        return;
-    };
-    if let (true, Some(item), Some(token), Some(secret)) = (
-        claim.claimed,
-        claim.item,
-        claim.token,
-        get(reply, "claimSecret").as_string(),
-    ) {
+    if let ((ClaimReply::Claimed { item, token, .. }, _), Some(secret)) =
+        (claim_reply(reply), get(reply, "claimSecret").as_string())
+    {
         shared
             .claim_secrets
             .borrow_mut()
-            .set((item.id, token.get()), secret);
+            .set((item, token.get()), secret);
     }
 }
 
@@ -783,13 +775,23 @@ struct Entry {
     reject: Function,
 }
 
+/// A renewal's abort listener, taken out of its entry so that it can be removed with nothing
+/// borrowed (removing it calls into JavaScript, which may be a caller's own signal class).
+type Listening = (AbortSignal, Closure<dyn FnMut()>);
+
 impl Entry {
-    /// Sent or settled: an abort can no longer unsend it, and its holder ignores the reply.
-    fn stop_listening(&mut self) {
-        if let (Some(signal), Some(listener)) = (&self.signal, self.on_abort.take()) {
-            let _ = signal
-                .remove_event_listener_with_callback("abort", listener.as_ref().unchecked_ref());
-        }
+    /// Sent or settled: an abort can no longer unsend it, and its holder ignores the reply. The
+    /// listener is returned for [`stop_listening`].
+    fn take_listener(&mut self) -> Option<Listening> {
+        Some((self.signal.clone()?, self.on_abort.take()?))
+    }
+}
+
+/// Removes a listener [`Entry::take_listener`] took out.
+fn stop_listening(listening: Option<Listening>) {
+    if let Some((signal, listener)) = listening {
+        let _ =
+            signal.remove_event_listener_with_callback("abort", listener.as_ref().unchecked_ref());
     }
 }
 
@@ -813,7 +815,7 @@ impl Batching {
         let at = entries.binary_search_by_key(&id.0, |e| e.0).ok()?;
         let (_, mut entry) = entries.remove(at);
         drop(entries);
-        entry.stop_listening();
+        stop_listening(entry.take_listener());
         Some(entry)
     }
 }
@@ -855,7 +857,10 @@ async fn batched_renew(
     let Some(batching) = &shared.batching else {
         return Err(JsValue::UNDEFINED);
     };
-    let signal = get(&args, "signal").dyn_into::<AbortSignal>().ok();
+    let Ok(signal) = caller_signal(&get(&args, "signal")) else {
+        let message = [RENEW_PATH, ": signal is not an AbortSignal"].concat();
+        return Err(grantor_error("unreachable", &message, Detail::default()));
+    };
     if signal.as_ref().is_some_and(AbortSignal::aborted) {
         return Err(abandoned(signal.as_ref()));
     }
@@ -931,15 +936,17 @@ fn drive(shared: &Rc<Shared>, outcome: Option<&BatchOutcome>) {
         match output {
             BatchOutput::Send(batch) => {
                 let mut texts = Vec::with_capacity(batch.renewals.len());
+                let mut listeners = Vec::with_capacity(batch.renewals.len());
                 let mut entries = batching.entries.borrow_mut();
                 for renewal in &batch.renewals {
                     let at = entries.binary_search_by_key(&renewal.0, |e| e.0);
                     if let Some((_, entry)) = at.ok().and_then(|at| entries.get_mut(at)) {
-                        entry.stop_listening();
+                        listeners.push(entry.take_listener());
                         texts.push(entry.text.clone());
                     }
                 }
                 drop(entries);
+                listeners.into_iter().for_each(stop_listening);
                 let shared = Rc::clone(shared);
                 wasm_bindgen_futures::spawn_local(async move {
                     send_batch(&shared, batch.id, texts).await;

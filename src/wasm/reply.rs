@@ -4,6 +4,8 @@
 use wasm_bindgen::prelude::*;
 
 use super::error::get;
+#[cfg(any(feature = "claims", feature = "grantors"))]
+use crate::core::{is_item_id, ClaimReply};
 use crate::core::{Failure, FailureKind, Micros};
 use crate::protocol::{
     GrantOutcome, GrantReply, MalformedReply, RenewOutcome, RenewRefusal, RenewReply, Token,
@@ -125,4 +127,58 @@ pub fn failure_from_error(error: &JsValue) -> Failure {
         .filter(|ms| ms.is_finite() && *ms >= 0.0)
         .map(Micros::from_ms_f64);
     Failure { kind, retry_after }
+}
+
+#[cfg(any(feature = "claims", feature = "grantors"))]
+/// A reply's `token`, if it is one.
+pub fn token_of(reply: &JsValue) -> Option<Token> {
+    get(reply, "token")
+        .as_f64()
+        .and_then(|n| Token::from_f64(n).ok())
+}
+
+#[cfg(any(feature = "claims", feature = "grantors"))]
+/// `claimMs` of a reply: absent, or a positive whole number of ms; `Err` for anything else.
+pub fn claim_ms_of(reply: &JsValue) -> Result<Option<u64>, ()> {
+    let value = get(reply, "claimMs");
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    match value.as_f64() {
+        Some(ms) if ms.is_finite() && ms > 0.0 && ms.fract() == 0.0 && ms <= 9.007e15 => {
+            Ok(Some(ms as u64))
+        }
+        _ => Err(()),
+    }
+}
+
+#[cfg(any(feature = "claims", feature = "grantors"))]
+/// A claim reply (`{claimed: true, item: {id, …}, token, claimMs?}` or `{claimed: false}`) and
+/// its item. Anything else is a malformed reply: never a claim.
+pub fn claim_reply(reply: &JsValue) -> (ClaimReply, JsValue) {
+    let malformed = (
+        ClaimReply::Failed(Failure::of(FailureKind::Malformed)),
+        JsValue::UNDEFINED,
+    );
+    if !reply.is_object() {
+        return malformed;
+    }
+    match get(reply, "claimed").as_bool() {
+        Some(false) => return (ClaimReply::Empty, JsValue::UNDEFINED),
+        Some(true) => {}
+        None => return malformed,
+    }
+    let item = get(reply, "item");
+    let id = get(&item, "id").as_f64().filter(|id| is_item_id(*id));
+    match (id, token_of(reply), claim_ms_of(reply)) {
+        (Some(id), Some(token), Ok(claim_ms)) => (
+            ClaimReply::Claimed {
+                item: id as u64,
+                token,
+                claim_ms,
+            },
+            item,
+        ),
+        _ => malformed,
+    }
 }

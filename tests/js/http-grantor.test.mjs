@@ -350,3 +350,62 @@ describe("against a broken endpoint", () => {
     }
   });
 });
+
+describe("through a caller's own fetch", () => {
+  /** A fetch answering each path with `answers[path](body)`, recording what was sent. */
+  function scripted(answers) {
+    const sent = [];
+    const fetch = async (url, init) => {
+      const path = new URL(url).pathname;
+      const body = JSON.parse(init.body);
+      sent.push({ path, body });
+      const reply = answers[path](body);
+      return reply instanceof Response ? reply : Response.json(reply);
+    };
+    return { fetch, sent };
+  }
+
+  it("a grant the holder would believe has its secret remembered, whatever else the reply carries", async () => {
+    // `holder` and `expiresInMs` are the fields of a denial: a grant's reply may carry anything
+    // there, and the holder ignores them. Its secret must still go with the renewal.
+    const { fetch, sent } = scripted({
+      "/v1/grant": () => ({ granted: true, token: 5, durationMs: 900, leaseSecret: "s-5", holder: 7, expiresInMs: "soon" }),
+      "/v1/renew": () => ({ renewed: true, token: 5, durationMs: 900 }),
+    });
+    const grantor = new HttpGrantor({ baseUrl: "http://grantor.test", fetch });
+    const holder = new LeaseHolder(grantor, holderConfig("remembered", "a"));
+    assert.deepEqual(await holder.acquire(), { acquired: true, token: 5 });
+    assert.ok(await eventually(() => sent.some((s) => s.path === "/v1/renew"), 2_000), "a renewal went out");
+    assert.equal(sent.find((s) => s.path === "/v1/renew").body.leaseSecret, "s-5");
+    await holder.release().catch(() => {});
+  });
+
+  it("refuses a signal that is no AbortSignal (one of another realm: http-grantor-realm.test.mjs)", async () => {
+    const { fetch } = scripted({ "/v1/grant": () => ({ granted: true, token: 1, durationMs: 900 }) });
+    const grantor = new HttpGrantor({ baseUrl: "http://grantor.test", fetch });
+    const request = { resource: "r", holder: "a", durationMs: 900, requestId: "fake" };
+    for (const signal of [{}, 42, "abort"]) {
+      await assert.rejects(
+        grantor.grant({ ...request, signal }),
+        (error) => isLeaseError(error) && error.kind === "unreachable" && /not an AbortSignal/.test(error.message),
+      );
+    }
+  });
+
+  it("counts a body's bytes, whatever view its chunks come in", async () => {
+    const chunked = (views) =>
+      new Response(new ReadableStream({ start(controller) { views.forEach((v) => controller.enqueue(v)); controller.close(); } }));
+    const text = new TextEncoder().encode(JSON.stringify({ granted: true, token: 3, durationMs: 900 }));
+    const padded = new Uint8Array(text.length + (4 - (text.length % 4)) % 4).fill(0x20);
+    padded.set(text);
+    const request = { resource: "r", holder: "a", durationMs: 900, requestId: "views" };
+    // The same bytes as a DataView and as 16-bit elements, split mid-reply.
+    const half = padded.length / 2;
+    let answer = () => chunked([new DataView(padded.buffer, 0, half), new Uint16Array(padded.buffer.slice(half))]);
+    const grantor = new HttpGrantor({ baseUrl: "http://grantor.test", fetch: async () => answer() });
+    assert.deepEqual(await grantor.grant(request), { granted: true, token: 3, durationMs: 900 });
+    // 80,000 bytes in 20,000 elements: over the 64 KiB cap, which counts bytes.
+    answer = () => chunked([new Int32Array(20_000)]);
+    await assert.rejects(grantor.grant({ ...request, requestId: "big" }), (error) => error.kind === "malformed_reply" && /exceeds/.test(error.message));
+  });
+});

@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{check_duration_ms, check_text_name, check_token, endpoint, has_authorization, join};
 use super::{Recent, MAX_REPLY_BYTES};
-use crate::adapters::etcd::{denial_wait_ms, MAX_TTL_SECONDS};
+use crate::adapters::etcd::{denial_wait_ms, has_null, MAX_TTL_SECONDS};
 use crate::adapters::whole_seconds;
 use crate::core::FailureKind;
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_TOKEN};
@@ -465,7 +465,16 @@ impl Inner {
 
 /// A reply's JSON text, read strictly; anything else is a `malformed_reply`.
 fn parsed(what: &str, text: &str, status: u16) -> Result<JsValue, JsValue> {
-    strict_json(text).ok_or_else(|| malformed(what, "reply is not JSON", Some(status)))
+    let value =
+        strict_json(text).ok_or_else(|| malformed(what, "reply is not JSON", Some(status)))?;
+    if has_null(text) {
+        return Err(malformed(
+            what,
+            "reply has a null, which etcd never sends",
+            Some(status),
+        ));
+    }
+    Ok(value)
 }
 
 /// A JSON number that is an integer (of any size, as JavaScript's `Number.isInteger`).

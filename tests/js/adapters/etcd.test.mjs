@@ -473,6 +473,8 @@ describe("EtcdGrantor against a crafted gateway", () => {
     ["a missing TTL", { lease: { TTL: undefined } }],
     ["a TTL as a JSON number", { lease: { TTL: 2 } }],
     ["succeeded as a string", { txn: { header: HEADER, succeeded: "true", responses: [] } }],
+    ["succeeded as null", { txn: { header: HEADER, succeeded: null, responses: [] } }],
+    ["a lease of null on the key", { kv: { lease: null } }],
     ["a success without responses", { txn: { header: HEADER, succeeded: true } }],
     ["a success whose range found nothing", {
       txn: { header: HEADER, succeeded: true, responses: [{ response_put: {} }, { response_range: {} }] },
@@ -528,6 +530,9 @@ describe("EtcdGrantor against a crafted gateway", () => {
       [`{"result":{"header":{},"ID":"${LEASE}","TTL":"1e3"}}\n`, "malformed_reply"],
       [`{"result":{"header":{},"ID":"12","TTL":"2"}}\n`, "malformed_reply"],
       [`{"result":{"header":{},"TTL":"2"}}\n`, "malformed_reply"],
+      // etcd leaves a field at its default out; a null is from something else, not a loss.
+      [`{"result":{"header":{},"ID":"${LEASE}","TTL":null}}\n`, "malformed_reply"],
+      [`{"result":null}\n`, "malformed_reply"],
       [`{"result":"yes"}\n`, "malformed_reply"],
       [`{"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: request timed out"}}\n`, "server_error"],
       ["", "malformed_reply"],
