@@ -21,6 +21,7 @@ import { workerdEntry } from "./support/workerd.mjs";
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const examples = join(repo, "examples");
 const DENO = join(repo, "node_modules", ".bin", "deno");
+const BUN = join(repo, "node_modules", ".bin", "bun");
 
 /** Debian's Chromium with a fresh profile, removed again by `close()`. */
 async function launchChromium() {
@@ -78,7 +79,8 @@ function runJsonLines(command, args, { env = {}, onEvent = () => {} } = {}) {
 
 const pick = (events, name) => events.filter((event) => event.event === name);
 
-describe("examples/node: a singleton job", () => {
+// The same example in Node and in Bun, which the README names among the runtimes.
+for (const [runtime, binary] of [["Node", process.execPath], ["Bun", BUN]]) describe(`examples/node: a singleton job, in ${runtime}`, () => {
   let service;
 
   before(async () => {
@@ -92,12 +94,12 @@ describe("examples/node: a singleton job", () => {
   it("runs in one instance at a time, hands over on release, and stops and releases on SIGTERM", async () => {
     const main = join(examples, "node", "main.js");
     const env = (id) => ({ GRANTOR_URL: service.grantor.url, HOLDER_ID: id, STEPS: "4", STEP_MS: "400" });
-    const first = runJsonLines(process.execPath, [main], { env: env("first") });
+    const first = runJsonLines(binary, [main], { env: env("first") });
     // The second starts once the first holds the lease.
     while (!(await service.client.status("reports/nightly")).holder) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const second = runJsonLines(process.execPath, [main], { env: env("second") });
+    const second = runJsonLines(binary, [main], { env: env("second") });
     const [a, b] = await Promise.all([first.done, second.done]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
@@ -117,7 +119,7 @@ describe("examples/node: a singleton job", () => {
     assert.deepEqual((await service.client.fencedRead("reports/nightly")).payload, { step: 4, of: 4, by: "second" });
 
     // SIGTERM mid-job: the work stops and the lease is released, not left to expire.
-    const stopped = runJsonLines(process.execPath, [main], {
+    const stopped = runJsonLines(binary, [main], {
       env: { ...env("third"), STEPS: "50" },
       onEvent: (event, child) => event.event === "step" && event.step === 1 && child.kill("SIGTERM"),
     });
