@@ -17,7 +17,9 @@ use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use super::{check_duration_ms, check_text_name, check_token, endpoint, has_authorization, join};
+use super::{
+    check_duration_ms, check_text_name, check_token, endpoint, join, key_prefix, token_option,
+};
 use super::{Recent, MAX_REPLY_BYTES};
 use crate::adapters::etcd::{denial_wait_ms, has_null, MAX_TTL_SECONDS};
 use crate::adapters::whole_seconds;
@@ -26,8 +28,8 @@ use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token,
 use crate::wasm::bounded::BoundedMap;
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
-    config_error, decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise,
-    reply_value, status_failure, strict_json, text_of, Endpoint, Reply,
+    decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise, reply_value,
+    status_failure, strict_json, text_of, Endpoint, Reply,
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
@@ -537,31 +539,9 @@ impl EtcdGrantorCore {
     /// `timeoutMs`, `keyPrefix`, `credentials`, `fetch`.
     #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(options: JsValue) -> Result<EtcdGrantorCore, JsValue> {
-        let prefix = get(&options, "keyPrefix");
-        let prefix = if prefix.is_undefined() {
-            "tenure/leases/".to_owned()
-        } else {
-            prefix
-                .as_string()
-                .ok_or_else(|| config_error("keyPrefix", "keyPrefix must be a string"))?
-        };
-        let token = get(&options, "token");
-        let auth = if token.is_undefined() {
-            None
-        } else {
-            let token = token
-                .as_string()
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| config_error("token", "token must be a non-empty string"))?;
-            if has_authorization(&options) {
-                return Err(config_error(
-                    "token",
-                    "give either token or an authorization header",
-                ));
-            }
-            // The gateway wants the token itself: with a "Bearer " prefix etcd answers 401.
-            Some(("authorization", token))
-        };
+        let prefix = key_prefix(&options, "tenure/leases/")?;
+        // The gateway wants the token itself: with a "Bearer " prefix etcd answers 401.
+        let auth = token_option(&options)?.map(|token| ("authorization", token));
         Ok(EtcdGrantorCore {
             inner: Rc::new(Inner {
                 endpoint: endpoint(&options, auth)?,

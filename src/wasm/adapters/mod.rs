@@ -82,8 +82,40 @@ pub fn endpoint(options: &JsValue, auth: Option<(&str, String)>) -> Result<Endpo
     ))
 }
 
+/// The `keyPrefix` option: a string, `default` when it is not given.
+pub fn key_prefix(options: &JsValue, default: &str) -> Result<String, JsValue> {
+    let prefix = get(options, "keyPrefix");
+    if prefix.is_undefined() {
+        return Ok(default.to_owned());
+    }
+    prefix
+        .as_string()
+        .ok_or_else(|| config_error("keyPrefix", "keyPrefix must be a string"))
+}
+
+/// The `token` option of a store that takes one in the `authorization` header (etcd, Redis over
+/// HTTP): `None` when it is not given; a non-empty string, and never beside an `authorization`
+/// header of the user's own.
+pub fn token_option(options: &JsValue) -> Result<Option<String>, JsValue> {
+    let token = get(options, "token");
+    if token.is_undefined() {
+        return Ok(None);
+    }
+    let token = token
+        .as_string()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| config_error("token", "token must be a non-empty string"))?;
+    if has_authorization(options) {
+        return Err(config_error(
+            "token",
+            "give either token or an authorization header",
+        ));
+    }
+    Ok(Some(token))
+}
+
 /// Whether the user's `headers` option names `authorization` already.
-pub fn has_authorization(options: &JsValue) -> bool {
+fn has_authorization(options: &JsValue) -> bool {
     header_entries(&get(options, "headers")).is_ok_and(|headers| {
         headers
             .iter()

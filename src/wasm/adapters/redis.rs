@@ -13,14 +13,14 @@ use std::rc::Rc;
 use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::{check_duration_ms, check_text_name, check_token, endpoint, has_authorization};
+use super::{check_duration_ms, check_text_name, check_token, endpoint, key_prefix, token_option};
 use super::{Recent, MAX_REPLY_BYTES};
 use crate::adapters::redis::{grant_value, named_holder};
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token};
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
-    config_error, decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise,
-    reply_value, status_failure, strict_json, text_of, Endpoint,
+    decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise, reply_value,
+    status_failure, strict_json, text_of, Endpoint,
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
@@ -131,30 +131,9 @@ impl RedisHttpGrantorCore {
     /// `timeoutMs`, `keyPrefix`, `credentials`, `fetch`.
     #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(options: JsValue) -> Result<RedisHttpGrantorCore, JsValue> {
-        let prefix = get(&options, "keyPrefix");
-        let prefix = if prefix.is_undefined() {
-            "tenure:".to_owned()
-        } else {
-            prefix
-                .as_string()
-                .ok_or_else(|| config_error("keyPrefix", "keyPrefix must be a string"))?
-        };
-        let token = get(&options, "token");
-        let auth = if token.is_undefined() {
-            None
-        } else {
-            let token = token
-                .as_string()
-                .filter(|t| !t.is_empty())
-                .ok_or_else(|| config_error("token", "token must be a non-empty string"))?;
-            if has_authorization(&options) {
-                return Err(config_error(
-                    "token",
-                    "give either token or an authorization header",
-                ));
-            }
-            Some(("authorization", ["Bearer ", &token].concat()))
-        };
+        let prefix = key_prefix(&options, "tenure:")?;
+        let auth =
+            token_option(&options)?.map(|token| ("authorization", ["Bearer ", &token].concat()));
         Ok(RedisHttpGrantorCore {
             inner: Rc::new(Inner {
                 endpoint: endpoint(&options, auth)?,
