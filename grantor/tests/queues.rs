@@ -138,49 +138,56 @@ async fn a_retried_claim_returns_the_same_item(backend: Backend) {
 }
 
 async fn heartbeats_extend_only_the_live_claim_with_its_token(backend: Backend) {
+    const CLAIM_MS: u64 = 1_000;
     let server = Server::start_on(backend, |_| {}).await;
     enqueue(&server, "q", json!([{"payload": 1}])).await;
-    let (item, token) = claimed(&claim(&server, "q", "w", 400).await);
+    let (item, token) = claimed(&claim(&server, "q", "w", CLAIM_MS).await);
 
-    let wrong = with(fenced("q", item, "w", token + 1), "claimMs", json!(400));
+    let wrong = with(
+        fenced("q", item, "w", token + 1),
+        "claimMs",
+        json!(CLAIM_MS),
+    );
     let (status, reply) = server.post("/v1/queues/heartbeat", wrong).await;
     assert_eq!(
         (status, &reply["error"]["code"]),
         (409, &json!("stale_claim"))
     );
-    let other = with(fenced("q", item, "v", token), "claimMs", json!(400));
+    let other = with(fenced("q", item, "v", token), "claimMs", json!(CLAIM_MS));
     let (status, reply) = server.post("/v1/queues/heartbeat", other).await;
     assert_eq!(
         (status, &reply["error"]["code"]),
         (409, &json!("stale_claim"))
     );
 
-    // Heartbeats every 200 ms keep a 400 ms claim for well past its first expiry.
+    // Heartbeats every 200 ms keep a 1 s claim for well past its first expiry. The claim is five
+    // heartbeats long so that a machine under load (a slow PostgreSQL commit) cannot let it lapse
+    // between two of them.
     let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(1_000) {
+    while started.elapsed() < Duration::from_millis(2_500) {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let body = with(fenced("q", item, "w", token), "claimMs", json!(400));
+        let body = with(fenced("q", item, "w", token), "claimMs", json!(CLAIM_MS));
         let (status, reply) = server.post("/v1/queues/heartbeat", body).await;
         assert_eq!(status, 200, "{reply}");
         assert_eq!(
             reply,
-            json!({"extended": true, "token": token, "claimMs": 400})
+            json!({"extended": true, "token": token, "claimMs": CLAIM_MS})
         );
         assert_eq!(
-            claim(&server, "q", "v", 400).await,
+            claim(&server, "q", "v", CLAIM_MS).await,
             json!({"claimed": false})
         );
     }
 
     // Without heartbeats it runs out; then the old token is refused and another worker claims.
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    let late = with(fenced("q", item, "w", token), "claimMs", json!(400));
+    tokio::time::sleep(Duration::from_millis(CLAIM_MS + 400)).await;
+    let late = with(fenced("q", item, "w", token), "claimMs", json!(CLAIM_MS));
     let (status, reply) = server.post("/v1/queues/heartbeat", late).await;
     assert_eq!(
         (status, &reply["error"]["code"]),
         (409, &json!("stale_claim"))
     );
-    let (again, next) = claimed(&claim(&server, "q", "v", 400).await);
+    let (again, next) = claimed(&claim(&server, "q", "v", CLAIM_MS).await);
     assert_eq!((again, next), (item, token + 1));
     server.stop().await;
 }
