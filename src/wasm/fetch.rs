@@ -443,6 +443,20 @@ impl Endpoint {
         &self.base_url
     }
 
+    /// [`Self::request`], its failures' messages starting with the method and the path.
+    pub async fn request_to(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+        signal: &JsValue,
+        max_bytes: usize,
+    ) -> Result<Reply, JsValue> {
+        let what = [method, " ", path].concat();
+        self.request(method, path, body, signal, max_bytes, &what)
+            .await
+    }
+
     /// Sends `method` to the base URL plus `path`, with `body` (JSON text) if given, stopping
     /// at the request's timeout or when `signal` (the caller's, if not undefined) aborts; reads
     /// at most `max_bytes` of the reply. Resolves the reply whatever its status; fails as

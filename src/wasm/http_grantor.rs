@@ -112,36 +112,40 @@ fn explicit_secret(
     }
 }
 
-/// What a completion or failure report carries as its `claimNext`.
-trait Settlement: Serialize {
+/// A completion or failure report: the claim it settles, its secret and its `claimNext`.
+trait Settlement: Serialize + DeserializeOwned {
     fn claim_next(&mut self) -> &mut Option<NextClaim>;
+    fn claim_secret(&mut self) -> &mut Option<String>;
+    /// `(itemId, token)` of the claim it settles.
+    fn claim(&self) -> (u64, Token);
     fn queue(&self) -> &str;
     fn worker(&self) -> &str;
 }
 
-impl Settlement for CompleteRequest<Passed> {
-    fn claim_next(&mut self) -> &mut Option<NextClaim> {
-        &mut self.claim_next
-    }
-    fn queue(&self) -> &str {
-        &self.queue
-    }
-    fn worker(&self) -> &str {
-        &self.worker
-    }
+/// [`Settlement`] for each report type, whose fields are the same.
+macro_rules! settlement {
+    ($request:ty) => {
+        impl Settlement for $request {
+            fn claim_next(&mut self) -> &mut Option<NextClaim> {
+                &mut self.claim_next
+            }
+            fn claim_secret(&mut self) -> &mut Option<String> {
+                &mut self.claim_secret
+            }
+            fn claim(&self) -> (u64, Token) {
+                (self.item_id, self.token)
+            }
+            fn queue(&self) -> &str {
+                &self.queue
+            }
+            fn worker(&self) -> &str {
+                &self.worker
+            }
+        }
+    };
 }
-
-impl Settlement for FailRequest<Passed> {
-    fn claim_next(&mut self) -> &mut Option<NextClaim> {
-        &mut self.claim_next
-    }
-    fn queue(&self) -> &str {
-        &self.queue
-    }
-    fn worker(&self) -> &str {
-        &self.worker
-    }
-}
+settlement!(CompleteRequest<Passed>);
+settlement!(FailRequest<Passed>);
 
 /// What the grantor shares with its requests in flight.
 struct Shared {
@@ -470,37 +474,13 @@ impl HttpGrantorCore {
     /// `POST /v1/queues/complete`, with the claim's secret; with `claimNext`, see [`settle`].
     #[wasm_bindgen(skip_jsdoc)]
     pub fn complete(&self, args: JsValue) -> Promise {
-        let path = "/v1/queues/complete";
-        let body = (|| {
-            let explicit = explicit_secret(&args, "claimSecret", ErrorCode::BadClaimSecret)?;
-            let mut body: CompleteRequest<Passed> = typed(&args, path)?;
-            body.claim_next = claim_next(&args, path)?;
-            body.claim_secret =
-                explicit.or_else(|| claim_secret(&self.shared, body.item_id, body.token));
-            Ok(body)
-        })();
-        match body {
-            Ok(body) => self.settle(path, body, &args),
-            Err(error) => Promise::reject(&error),
-        }
+        self.settle_claim::<CompleteRequest<Passed>>("/v1/queues/complete", &args)
     }
 
     /// `POST /v1/queues/fail`, with the claim's secret; with `claimNext`, see [`settle`].
     #[wasm_bindgen(skip_jsdoc)]
     pub fn fail(&self, args: JsValue) -> Promise {
-        let path = "/v1/queues/fail";
-        let body = (|| {
-            let explicit = explicit_secret(&args, "claimSecret", ErrorCode::BadClaimSecret)?;
-            let mut body: FailRequest<Passed> = typed(&args, path)?;
-            body.claim_next = claim_next(&args, path)?;
-            body.claim_secret =
-                explicit.or_else(|| claim_secret(&self.shared, body.item_id, body.token));
-            Ok(body)
-        })();
-        match body {
-            Ok(body) => self.settle(path, body, &args),
-            Err(error) => Promise::reject(&error),
-        }
+        self.settle_claim::<FailRequest<Passed>>("/v1/queues/fail", &args)
     }
 
     /// `POST /v1/queues/stats`.
@@ -543,6 +523,23 @@ impl HttpGrantorCore {
     /// reply's `next` is what `claim` would have answered, its secret remembered like a claim's.
     /// A grantor that predates claimNext refuses the field; from then on this grantor settles and
     /// then claims in two requests, with the same reply.
+    /// Reads a completion or failure report from `args`, with the claim's secret (given, or
+    /// remembered from its claim), and sends it as [`Self::settle`] does.
+    fn settle_claim<B: Settlement>(&self, path: &'static str, args: &JsValue) -> Promise {
+        let body = (|| {
+            let explicit = explicit_secret(args, "claimSecret", ErrorCode::BadClaimSecret)?;
+            let mut body: B = typed(args, path)?;
+            *body.claim_next() = claim_next(args, path)?;
+            let (item, token) = body.claim();
+            *body.claim_secret() = explicit.or_else(|| claim_secret(&self.shared, item, token));
+            Ok(body)
+        })();
+        match body {
+            Ok(body) => self.settle(path, body, args),
+            Err(error) => Promise::reject(&error),
+        }
+    }
+
     fn settle<B: Settlement>(&self, path: &'static str, mut body: B, args: &JsValue) -> Promise {
         let Some(next) = body.claim_next().take() else {
             return self.start(|_| Call::new(path, &body, args, Remember::Nothing));

@@ -369,10 +369,9 @@ impl Inner {
         signal: &JsValue,
     ) -> Result<Reply, JsValue> {
         let text = json_text(body)?;
-        let what = ["POST ", path].concat();
-        let request =
-            self.endpoint
-                .request("POST", path, Some(&text), signal, MAX_REPLY_BYTES, &what);
+        let request = self
+            .endpoint
+            .request_to("POST", path, Some(&text), signal, MAX_REPLY_BYTES);
         request.await
     }
 

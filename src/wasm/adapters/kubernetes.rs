@@ -242,10 +242,9 @@ impl Inner {
         body: Option<&str>,
         signal: &JsValue,
     ) -> Result<Reply, JsValue> {
-        let what = [method, " ", path].concat();
         let request = self
             .endpoint
-            .request(method, path, body, signal, MAX_REPLY_BYTES, &what);
+            .request_to(method, path, body, signal, MAX_REPLY_BYTES);
         request.await
     }
 
