@@ -1,15 +1,14 @@
 //! Wire types of the tenure grantor protocol (`/v1`, JSON over HTTP).
 //!
 //! One definition serves both sides: the reference grantor deserialises requests and serialises
-//! replies with these types (feature `serde`), the WebAssembly binding converts JavaScript values
-//! onto them with `serde-wasm-bindgen` (so serde is always on there), and the client validates the
+//! replies with these types, the WebAssembly binding converts JavaScript values onto them, and
+//! the client validates the
 //! replies it receives against the same rules ([`GrantReply::outcome`], [`RenewReply::outcome`], [`Token::new`]).
 //! `docs/protocol.md` is the prose form of this module.
 //!
 //! Durations on the wire are always relative milliseconds; no wall-clock timestamp ever crosses
 //! the wire, because the two ends' wall clocks need not agree.
 
-#[cfg(any(feature = "serde", target_arch = "wasm32"))]
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -31,15 +30,8 @@ pub const MAX_REQUEST_ID_LEN: usize = 128;
 /// A fencing token: per resource, strictly increasing across holders and grantor restarts.
 ///
 /// Always within `0..=MAX_TOKEN`, so it is exact as a JavaScript number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(try_from = "u64", into = "u64")
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u64", into = "u64")]
 pub struct Token(u64);
 
 impl Token {
@@ -128,15 +120,8 @@ impl core::fmt::Display for TokenError {
 }
 
 /// `POST /v1/grant`: ask for a lease on `resource`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GrantRequest {
     /// The resource to lease.
     pub resource: String,
@@ -148,50 +133,28 @@ pub struct GrantRequest {
     pub request_id: String,
     /// The secret of this holder's live grant, if it holds one: a holder re-granting its own live
     /// lease must prove it received that grant, or it is denied like any other holder.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_secret: Option<String>,
 }
 
 /// Reply to [`GrantRequest`]. `granted: true` carries `token` and `durationMs`; `granted: false`
 /// carries the current `holder` and its `expiresInMs`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GrantReply {
     /// Whether the lease was granted.
     pub granted: bool,
     /// The fencing token of the new grant.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<Token>,
     /// The granted duration, possibly clamped by the grantor.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// On denial: who holds the lease now.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub holder: Option<String>,
     /// On denial: how long the current grant has left, a hint for when to retry.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_in_ms: Option<u64>,
 }
 
@@ -262,37 +225,20 @@ impl GrantReply {
 /// re-granting it to the same holder all need it. It travels only in this reply (and in a replay
 /// of the same request), so another party that learns the holder's name and token cannot act as
 /// that holder.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GrantReplyWithSecret {
     /// The reply itself; its fields appear at the top level.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(flatten))]
+    #[serde(flatten)]
     pub reply: GrantReply,
     /// On a grant, the grant's secret; absent on a denial.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_secret: Option<String>,
 }
 
 /// `POST /v1/renew`: extend a held lease.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RenewRequest {
     /// The leased resource.
     pub resource: String,
@@ -305,23 +251,13 @@ pub struct RenewRequest {
     /// Identifies this attempt; a retry with the same id returns the original outcome.
     pub request_id: String,
     /// The grant's secret, from the grant's reply: required to renew a live grant.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_secret: Option<String>,
 }
 
 /// Why the grantor refused a renewal. Every reason is a definitive loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "snake_case")
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RenewRefusal {
     /// The grant had already expired at the grantor.
     Expired,
@@ -357,35 +293,19 @@ impl RenewRefusal {
 }
 
 /// Reply to [`RenewRequest`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RenewReply {
     /// Whether the lease was renewed.
     pub renewed: bool,
     /// On success: the (unchanged or larger) token.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<Token>,
     /// On success: the renewed duration, possibly clamped.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// On failure: why.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<RenewRefusal>,
 }
 
@@ -470,27 +390,16 @@ pub const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// `POST /v1/renew/batch`: many renewals in one round trip. Each element is exactly a
 /// [`RenewRequest`], judged as if it had been sent alone; the grantor parses each on its own, so
 /// a malformed element gets its own error and the others are still renewed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RenewBatchRequest {
     /// 1 to [`MAX_BATCH_RENEWALS`] renewals, answered in this order.
     pub renewals: Vec<RenewRequest>,
 }
 
 /// One element's outcome in a [`RenewBatchReply`]: what `POST /v1/renew` would have answered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(untagged))]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
 pub enum RenewBatchResult {
     /// The renewal's reply: renewed, or refused with a reason.
     Reply(RenewReply),
@@ -499,30 +408,16 @@ pub enum RenewBatchResult {
 }
 
 /// Reply to [`RenewBatchRequest`]: one result per renewal, in the request's order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RenewBatchReply {
     /// The outcome of each renewal.
     pub results: Vec<RenewBatchResult>,
 }
 
 /// `POST /v1/release`: give a lease back early. Idempotent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReleaseRequest {
     /// The leased resource.
     pub resource: String,
@@ -531,10 +426,7 @@ pub struct ReleaseRequest {
     /// The token of the grant being released.
     pub token: Token,
     /// The grant's secret, from the grant's reply: required to release a live grant.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_secret: Option<String>,
 }
 
@@ -577,15 +469,8 @@ pub const MAX_REQUEST_DURATION_MS: u64 = 2_147_483_647;
 pub const MIN_REQUEST_DURATION_MS: u64 = 1;
 
 /// Reply to [`ReleaseRequest`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReleaseReply {
     /// Whether a live grant matching the holder and token was ended by this request; `false`
     /// when there was nothing to release (already released, expired, revoked or superseded).
@@ -594,15 +479,8 @@ pub struct ReleaseReply {
 
 /// `GET /v1/status?resource=…` (query string) or `POST /v1/status` (JSON body): who holds a
 /// resource now.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StatusRequest {
     /// The resource to look up.
     pub resource: String,
@@ -610,15 +488,8 @@ pub struct StatusRequest {
 
 /// Reply to [`StatusRequest`]. `holder`, `token` and `expiresInMs` are all `null` when nobody
 /// holds the resource, and all set when somebody does.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StatusReply {
     /// The resource looked up, echoed.
     pub resource: String,
@@ -631,30 +502,16 @@ pub struct StatusReply {
 }
 
 /// `POST /v1/revoke`: end the current grant on a resource before it expires. Administrative.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RevokeRequest {
     /// The resource whose grant ends.
     pub resource: String,
 }
 
 /// Reply to [`RevokeRequest`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RevokeReply {
     /// Whether a live grant was ended; `false` when nobody held the resource.
     pub revoked: bool,
@@ -662,15 +519,8 @@ pub struct RevokeReply {
 
 /// `POST /v1/fenced/write`: store `payload` under `resource` unless a write with a larger token
 /// already happened. `P` is the payload's type; the grantor accepts any JSON value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FencedWriteRequest<P> {
     /// The protected resource.
     pub resource: String,
@@ -680,23 +530,13 @@ pub struct FencedWriteRequest<P> {
     pub token: Token,
     /// The secret of the grant with `token`, from the grant's reply: required for a write that
     /// would be accepted.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_secret: Option<String>,
 }
 
 /// Reply to [`FencedWriteRequest`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FencedWriteReply {
     /// Whether the payload was stored: true exactly when no earlier accepted write carried a
     /// larger token.
@@ -707,30 +547,16 @@ pub struct FencedWriteReply {
 }
 
 /// `POST /v1/fenced/read`: the latest accepted payload of a protected resource.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FencedReadRequest {
     /// The protected resource.
     pub resource: String,
 }
 
 /// Reply to [`FencedReadRequest`]. Both fields are `null` when the resource was never written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FencedReadReply<P> {
     /// The latest accepted payload.
     pub payload: Option<P>,
@@ -783,15 +609,8 @@ pub const MAX_PAYLOAD_BYTES: usize =
 pub const MAX_FENCED_PAYLOAD_BYTES: usize = MAX_REPLY_BYTES - 1024;
 
 /// Where a work item is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "snake_case")
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ItemState {
     /// Waiting to be claimed: never claimed, failed with attempts left, or its claim ran out.
     Pending,
@@ -816,38 +635,24 @@ impl ItemState {
 }
 
 /// One item of a [`EnqueueRequest`]. `P` is the payload's type; the grantor accepts any JSON value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewItem<P> {
     /// What the worker that claims the item receives.
     pub payload: P,
     /// While an item with this key exists in the queue, enqueueing another with the same key
     /// adds nothing and returns the existing item's id.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
+    #[serde(default)]
     pub dedupe_key: Option<String>,
     /// How many claims the item may get before it is dead-lettered; the grantor's default
     /// (`--max-attempts`) when absent.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
+    #[serde(default)]
     pub max_attempts: Option<u32>,
 }
 
 /// `POST /v1/queues/enqueue`: add items to a queue, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EnqueueRequest<P> {
     /// The queue.
     pub queue: String,
@@ -856,15 +661,8 @@ pub struct EnqueueRequest<P> {
 }
 
 /// What happened to one item of an [`EnqueueRequest`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EnqueuedItem {
     /// The item's id: larger for items enqueued later, across all queues.
     pub item_id: u64,
@@ -873,30 +671,16 @@ pub struct EnqueuedItem {
 }
 
 /// Reply to [`EnqueueRequest`], one entry per item, in request order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EnqueueReply {
     /// The outcome per item.
     pub items: Vec<EnqueuedItem>,
 }
 
 /// `POST /v1/queues/claim`: claim the oldest pending item whose claim is absent or ran out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClaimRequest {
     /// The queue.
     pub queue: String,
@@ -906,20 +690,13 @@ pub struct ClaimRequest {
     pub claim_ms: u64,
     /// Identifies this attempt: a retry with the same id, while its claim is live, returns the
     /// same item and token instead of claiming another.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
+    #[serde(default)]
     pub request_id: Option<String>,
 }
 
 /// The item a [`ClaimReply`] hands out.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClaimedItem<P> {
     /// The item's id.
     pub id: u64,
@@ -933,71 +710,38 @@ pub struct ClaimedItem<P> {
 
 /// Reply to [`ClaimRequest`]. `claimed: true` carries `item`, `token` and `claimMs`;
 /// `claimed: false` (nothing claimable) carries nothing else.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClaimReply<P> {
     /// Whether an item was claimed.
     pub claimed: bool,
     /// The claimed item.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub item: Option<ClaimedItem<P>>,
     /// The claim token: the item's previous claim token plus one.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<Token>,
     /// The granted claim duration, possibly clamped.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub claim_ms: Option<u64>,
 }
 
 /// A [`ClaimReply`] with the claim's secret, as the reference grantor sends it: heartbeats,
 /// completions and failure reports under that claim must present it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClaimReplyWithSecret<P> {
     /// The reply itself; its fields appear at the top level.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(flatten))]
+    #[serde(flatten)]
     pub reply: ClaimReply<P>,
     /// On a claim, the claim's secret; absent when nothing was claimed.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_secret: Option<String>,
 }
 
 /// `POST /v1/queues/heartbeat`: extend a live claim to `claimMs` from now.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeartbeatRequest {
     /// The queue.
     pub queue: String,
@@ -1010,23 +754,13 @@ pub struct HeartbeatRequest {
     /// The requested duration from now; clamped like a lease duration.
     pub claim_ms: u64,
     /// The claim's secret, from the claim's reply: required to extend a live claim.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_secret: Option<String>,
 }
 
 /// Reply to [`HeartbeatRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct HeartbeatReply {
     /// Always `true`.
     pub extended: bool,
@@ -1037,15 +771,8 @@ pub struct HeartbeatReply {
 }
 
 /// `POST /v1/queues/complete`: finish a claimed item, fenced by its claim token.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompleteRequest<R> {
     /// The queue.
     pub queue: String,
@@ -1056,40 +783,27 @@ pub struct CompleteRequest<R> {
     /// The claim token.
     pub token: Token,
     /// What the work produced, kept with the item; `null` when absent.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
+    #[serde(default)]
     pub result: R,
     /// The claim's secret, from the claim's reply: required to complete under a live claim.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_secret: Option<String>,
     /// The worker's next claim on the same queue, made in the same transaction once this
     /// completion took effect: one round trip instead of two per item.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_next: Option<NextClaim>,
 }
 
 /// A claim asked for alongside a completion or failure report (`claimNext`): the claim request
 /// the same worker would send next, on the same queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NextClaim {
     /// The requested claim duration; clamped like a lease duration.
     pub claim_ms: u64,
     /// Identifies the claim attempt, as [`ClaimRequest::request_id`]: a retry of the whole
     /// request gets the same next item while that claim lives.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
+    #[serde(default)]
     pub request_id: Option<String>,
 }
 
@@ -1107,37 +821,20 @@ impl NextClaim {
 
 /// A completion or failure reply with the next claim it asked for (`claimNext`): `next` is
 /// exactly what `/v1/queues/claim` would have answered, and absent when none was asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WithNextClaim<R, P> {
     /// The reply itself; its fields appear at the top level.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(flatten))]
+    #[serde(flatten)]
     pub reply: R,
     /// The next claim's reply.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<ClaimReplyWithSecret<P>>,
 }
 
 /// Reply to [`CompleteRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompleteReply {
     /// Always `true`.
     pub completed: bool,
@@ -1147,15 +844,8 @@ pub struct CompleteReply {
 
 /// `POST /v1/queues/fail`: give a claimed item back after a failed attempt, fenced by its claim
 /// token. The item is pending again, or dead once it had its last allowed attempt.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FailRequest<E> {
     /// The queue.
     pub queue: String,
@@ -1166,32 +856,19 @@ pub struct FailRequest<E> {
     /// The claim token.
     pub token: Token,
     /// What went wrong, kept with the item as its last error; `null` when absent.
-    #[cfg_attr(any(feature = "serde", target_arch = "wasm32"), serde(default))]
+    #[serde(default)]
     pub error: E,
     /// The claim's secret, from the claim's reply: required to fail a live claim.
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_secret: Option<String>,
     /// The worker's next claim, as [`CompleteRequest::claim_next`].
-    #[cfg_attr(
-        any(feature = "serde", target_arch = "wasm32"),
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claim_next: Option<NextClaim>,
 }
 
 /// Reply to [`FailRequest`]. A stale claim is an error (`409 stale_claim`), not a reply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FailReply {
     /// `pending` (it will be claimed again) or `dead` (it had its last allowed attempt).
     pub state: ItemState,
@@ -1202,30 +879,16 @@ pub struct FailReply {
 }
 
 /// `POST /v1/queues/stats`: how many items of a queue are in each state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QueueStatsRequest {
     /// The queue.
     pub queue: String,
 }
 
 /// Reply to [`QueueStatsRequest`], by the grantor's clock at the time of the request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct QueueStatsReply {
     /// The queue, echoed.
     pub queue: String,
@@ -1240,15 +903,8 @@ pub struct QueueStatsReply {
 }
 
 /// `POST /v1/queues/item`: one item's record.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase", deny_unknown_fields)
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ItemRequest {
     /// The queue.
     pub queue: String,
@@ -1257,15 +913,8 @@ pub struct ItemRequest {
 }
 
 /// Reply to [`ItemRequest`]. `P` is the type of the payload, result and error.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ItemReply<P> {
     /// The item's id.
     pub id: u64,
@@ -1296,30 +945,16 @@ pub struct ItemReply<P> {
 }
 
 /// The body of every error reply: `{"error": {"code": "…", "message": "…"}}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ErrorReply {
     /// What went wrong.
     pub error: ErrorDetail,
 }
 
 /// The inside of an [`ErrorReply`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    derive(Serialize, Deserialize)
-)]
-#[cfg_attr(
-    any(feature = "serde", target_arch = "wasm32"),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ErrorDetail {
     /// A stable, machine-readable code; see [`ErrorCode`]. Kept as text so that a client keeps
     /// working when a newer grantor adds codes.
