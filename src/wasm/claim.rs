@@ -277,12 +277,6 @@ impl ClaimerCore {
         Ok(slots.len() as u32 - 1)
     }
 
-    /// The claim heartbeats' interval in ms (`claimMs / 3`).
-    #[wasm_bindgen(skip_jsdoc, getter, js_name = heartbeatIntervalMs)]
-    pub fn heartbeat_interval_ms(&self) -> f64 {
-        self.shared.config.heartbeat_interval().as_ms_f64()
-    }
-
     /// Starts claiming on `slot`.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn start(&self, slot: u32) {

@@ -36,9 +36,15 @@ pub fn now_ms() -> (f64, f64) {
     (performance_now(), date_now())
 }
 
+/// Clock readings as the core takes them. Readings that are no clock readings count as far in
+/// the future on the wall clock, which makes every lease and hold look expired: failing safe.
+pub fn reading(mono_ms: f64, wall_ms: f64) -> crate::core::Now {
+    crate::core::Now::from_ms(mono_ms, wall_ms)
+        .unwrap_or(crate::core::Now::from_micros(0, u64::MAX / 2))
+}
+
 /// A seed for retry jitter: seeds only need to differ between holders and workers, and
 /// `Math.random` is everywhere, `crypto` is not.
-#[cfg(feature = "holder")]
 pub fn random_seed() -> u64 {
     let high = (js_sys::Math::random() * 4_294_967_296.0) as u64;
     let low = (js_sys::Math::random() * 4_294_967_296.0) as u64;

@@ -27,7 +27,7 @@ pub(crate) fn now_or_expired(mono_ms: f64, wall_ms: f64) -> Option<Now> {
 /// far in the future on the wall clock, which makes every lease look expired: failing safe.
 pub(crate) fn now() -> Now {
     let (mono, wall) = super::js::now_ms();
-    now_or_expired(mono, wall).unwrap_or(Now::from_micros(0, u64::MAX / 2))
+    super::js::reading(mono, wall)
 }
 
 impl LeaseCore {

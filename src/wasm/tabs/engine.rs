@@ -22,9 +22,10 @@ use web_sys::{AbortController, BroadcastChannel, LockManager, LockOptions, Messa
 
 use super::super::error::config_error;
 use super::super::js::{now_ms, performance_now};
+use super::super::js::{random_seed, reading};
 use super::global::Global;
 use super::store;
-use super::sys::{has_global_function, lock_manager, on_settled, origin_ms, random_seed, reading};
+use super::sys::{has_global_function, lock_manager, on_settled, origin_ms};
 use super::wire::{EngineConfig, EntryWire, FromEngine, Report, ToEngine};
 use super::NAME_PREFIX;
 use crate::core::{

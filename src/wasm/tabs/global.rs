@@ -16,9 +16,10 @@ use wasm_bindgen::JsValue;
 use super::super::error::{get, set};
 use super::super::holder::{Driver, Host};
 use super::super::js::now_ms;
+use super::super::js::{random_seed, reading};
 use super::engine::Engine;
 use super::store;
-use super::sys::{later, origin_ms, random_seed, reading};
+use super::sys::{later, origin_ms};
 use super::wire::{Answer, Call, FromEngine, GlobalConfig, Report};
 use crate::core::{Event, HolderConfig, HolderOptionsMs, RequestId, RequestKind};
 

@@ -24,12 +24,12 @@ use web_sys::{
 };
 
 use super::super::error::{config_error, get, lease_error, set};
-use super::super::js::{now_ms, performance_now};
+use super::super::js::{now_ms, performance_now, reading};
 use super::super::options::holder_config;
 use super::engine::Engine;
 use super::sys::{
     describe, error_with, global, has_global_function, later, lock_manager, on_settled, origin_ms,
-    random_id, reading,
+    random_id,
 };
 use super::wire::{
     Answer, Call, EngineConfig, EntryWire, FromEngine, GlobalConfig, Report, ToEngine,

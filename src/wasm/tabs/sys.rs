@@ -2,13 +2,12 @@
 //! one build runs in windows and in dedicated and shared workers, and feature-detected, since
 //! IndexedDB, Web Locks and BroadcastChannel may be missing.
 
-use js_sys::{Array, JsString, Promise, Reflect, Uint8Array};
+use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{IdbFactory, LockManager};
 
 use super::super::error::{get, lease_error, set};
-use super::super::js::then_call;
-use crate::core::Now;
+use super::super::js::{js_string, then_call};
 
 #[wasm_bindgen]
 extern "C" {
@@ -17,10 +16,6 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
     fn get_random_values(array: &Uint8Array);
-
-    /// `String(value)`: JavaScript's own formatting, which keeps Rust's out of the module.
-    #[wasm_bindgen(js_name = String)]
-    fn js_string(value: &JsValue) -> JsString;
 
     /// `performance.timeOrigin`: where this context's `performance.now()` starts, on the time
     /// line that contexts share.
@@ -57,12 +52,6 @@ pub fn lock_manager() -> Option<LockManager> {
 /// A reading on the shared time line: `performance.timeOrigin + monoMs`.
 pub fn origin_ms(mono_ms: f64) -> f64 {
     TIME_ORIGIN.with(|origin| *origin) + mono_ms
-}
-
-/// The readings as the election takes them. Readings that are no clock readings count as far in
-/// the future on the wall clock, which ends any hold: failing safe.
-pub fn reading(mono_ms: f64, wall_ms: f64) -> Now {
-    Now::from_ms(mono_ms, wall_ms).unwrap_or(Now::from_micros(0, u64::MAX / 2))
 }
 
 /// Runs `task` on a microtask: after the current JavaScript, before anything else.
@@ -108,11 +97,6 @@ pub fn random_id(prefix: &str) -> String {
     id
 }
 
-/// A seed for the election's retry jitter.
-pub fn random_seed() -> u64 {
-    u64::from_le_bytes(random_bytes::<8>())
-}
-
 /// What an error says: its `message`, or the value itself, as JavaScript prints them.
 pub fn describe(error: &JsValue) -> String {
     let message = get(error, "message");
@@ -121,7 +105,11 @@ pub fn describe(error: &JsValue) -> String {
     } else {
         &message
     };
-    js_string(shown).into()
+    // A value whose `String()` throws (a Symbol) is described by what it is not.
+    js_string(shown)
+        .ok()
+        .and_then(|shown| shown.as_string())
+        .unwrap_or_else(|| "an unprintable value".into())
 }
 
 /// A `LeaseError` whose message is `prefix` followed by what `error` says.
