@@ -428,6 +428,68 @@ pub struct ReleaseRequest {
     /// The grant's secret, from the grant's reply: required to release a live grant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_secret: Option<String>,
+    /// Hand the lease over: for a bounded time after this release ([`HANDOFF_MAX_MS`] at most)
+    /// the grantor grants the resource to this holder only, and denies everyone else as if it
+    /// held it. Absent for a plain release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hand_to: Option<String>,
+}
+
+/// The longest a grantor keeps a released resource for the holder it was handed to
+/// ([`ReleaseRequest::hand_to`]) before anyone may be granted it again.
+pub const HANDOFF_MAX_MS: u64 = 10_000;
+
+/// `GET /v1/watch?resource=…&after=…&waitMs=…`: who holds a resource, once that has changed.
+///
+/// A long poll: the grantor answers at once when the resource's [`WatchReply::version`] is past
+/// `after` (or `after` is absent), and otherwise when it moves past it (a grant, a release, a
+/// revocation, an expiry) or `waitMs` runs out, whichever is first; a reply whose version is
+/// still `after` means nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WatchRequest {
+    /// The resource watched.
+    pub resource: String,
+    /// The version the watcher has already seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u64>,
+    /// How long the grantor may hold the request open; clamped to [`WATCH_MAX_WAIT_MS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<u64>,
+}
+
+/// The longest a grantor holds a [`WatchRequest`] open, and the wait when none is asked.
+pub const WATCH_MAX_WAIT_MS: u64 = 30_000;
+
+/// Reply to [`WatchRequest`]: the resource's state and its version. `holder`, `token` and
+/// `expiresInMs` are all set while somebody holds the resource, and all `null` when nobody does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchReply {
+    /// The resource watched, echoed.
+    pub resource: String,
+    /// The state's place in the resource's history ([`watch_version`]): every change makes it
+    /// larger, so a watcher can tell a newer state from an older one.
+    pub version: u64,
+    /// The current holder.
+    pub holder: Option<String>,
+    /// The current grant's fencing token.
+    pub token: Option<Token>,
+    /// How long the current grant has left, by the grantor's clock.
+    pub expires_in_ms: Option<u64>,
+    /// The holder the resource was handed to ([`ReleaseRequest::hand_to`]) while the grantor
+    /// keeps it for that holder alone; `null` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handed_to: Option<String>,
+}
+
+/// A resource's watch version, from its token counter (its latest grant's token, 0 if never
+/// granted) and whether that grant is live: `2 × counter` while it is, `2 × counter + 1` once it
+/// ended. Every grant takes the next token and a grant ends at most once, so each change (grant,
+/// release, revocation, expiry) makes the version larger, and it needs nothing stored beyond
+/// what every grantor keeps.
+pub fn watch_version(counter: u64, live: bool) -> u64 {
+    counter.saturating_mul(2).saturating_add(u64::from(!live))
 }
 
 /// Why a grant or renewal reply is not acceptable. The client counts it as a failed attempt.
