@@ -45,6 +45,7 @@ pub mod swarm;
 pub mod tab_model;
 pub mod tabs;
 pub mod trace;
+pub mod watch;
 pub mod world;
 
 use std::sync::atomic::{AtomicU64, Ordering};
