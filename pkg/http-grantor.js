@@ -5,6 +5,7 @@
 import { HttpGrantorCore } from "./glue/tenure.js";
 import { coreModule } from "./core.js";
 import { fromCore } from "./errors.js";
+import { Observation } from "./observe.js";
 
 /** Calls `make` with the core loaded; its errors become `LeaseError`s. */
 export function construct(make) {
@@ -85,6 +86,14 @@ export class HttpGrantor {
   /** `POST /v1/status`: `{resource, holder, token, expiresInMs}`, nulls when free. */
   status(resource, { signal } = {}) {
     return settled(this.#core.status(resource, signal));
+  }
+
+  /**
+   * Who holds `resource`, change by change: `POST /v1/watch` long polls one after another, as
+   * an async iterator of `{holder, token, expiresInMs, handedTo, version, since}`.
+   */
+  observe(resource, { signal } = {}) {
+    return new Observation(construct(() => this.#core.observe(resource, signal)));
   }
 
   /** `POST /v1/revoke`: needs an admin `apiKey` (or, on a grantor without keys, loopback). */

@@ -432,6 +432,53 @@ export interface LeaseStatus {
  * that renewal alone (`bad_request` with its `grantorCode`, no `status`); a failed batch rejects
  * every renewal in it.
  */
+/** One state of a resource's holder, as {@link Observation} yields it. */
+export interface HolderChange {
+  /** Who holds the resource, or null when nobody does. */
+  holder: string | null;
+  /** The holder's fencing token, or null. */
+  token: number | null;
+  /** How long the grant had left by the grantor's account when it answered, or null. */
+  expiresInMs: number | null;
+  /** The holder the resource was handed to while the grantor keeps it for that holder. */
+  handedTo: string | null;
+  /** The state's place in the resource's history: every change makes it larger. */
+  version: number;
+  /** When this observer learned of the state (`Date.now()`). */
+  since: number;
+}
+
+/**
+ * The changes of one resource's holder: an async iterator whose first value is the current state,
+ * then each newer one, never an older one. It ends when its `signal` aborts or on `close()`;
+ * network failures and timeouts are retried with backoff from a fresh snapshot, and it rejects
+ * only on a failure no retry mends (a refused request: `ERR_GRANTOR` with `kind: "bad_request"`).
+ */
+export class Observation implements AsyncIterableIterator<HolderChange>, Disposable {
+  private constructor();
+  /** The latest change yielded or waiting to be, or null before the first. */
+  readonly current: HolderChange | null;
+  next(): Promise<IteratorResult<HolderChange, undefined>>;
+  return(): Promise<IteratorResult<HolderChange, undefined>>;
+  /** Stops watching: the request in flight is aborted; a waiting `next()` is done. */
+  close(): void;
+  [Symbol.asyncIterator](): Observation;
+  [Symbol.dispose](): void;
+}
+
+/**
+ * Watches who holds `resource` on `grantor`: through `grantor.observe` when it has one, else by
+ * polling `grantor.status(resource, { signal })` (100 ms apart after a change, up to 2 s apart
+ * while nothing changes).
+ */
+export function observe(
+  grantor:
+    | { observe(resource: string, options?: { signal?: AbortSignal }): Observation }
+    | { status(resource: string, options?: { signal?: AbortSignal }): Promise<LeaseStatus> },
+  resource: string,
+  options?: { signal?: AbortSignal },
+): Observation;
+
 export class HttpGrantor implements Grantor {
   /**
    * @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `timeoutMs`, `batchRenewals`
@@ -462,6 +509,11 @@ export class HttpGrantor implements Grantor {
   release(args: ReleaseArgs & LeaseSecretOption): Promise<{ released: boolean }>;
   /** Who holds `resource`, by the grantor's clock. */
   status(resource: string, options?: { signal?: AbortSignal }): Promise<LeaseStatus>;
+  /**
+   * Who holds `resource`, change by change, without holding it: `POST /v1/watch` long polls one
+   * after another. The first value is the current state.
+   */
+  observe(resource: string, options?: { signal?: AbortSignal }): Observation;
   /** Ends the current grant whoever holds it (an admin `apiKey`, or loopback without keys). */
   revoke(resource: string, options?: { signal?: AbortSignal }): Promise<{ revoked: boolean }>;
   /** Writes to the grantor's fenced resource: accepted only if no larger token wrote first. */

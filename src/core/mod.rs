@@ -64,7 +64,10 @@ pub use tab::{
 };
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 pub use wake::{WakeDetector, WakeMutation, WAKE_CHECK_INTERVAL};
-pub use watch::{FetchId, HolderView, WatchConfig, WatchFeed, WatchMutation, WatchOutput, Watcher};
+pub use watch::{
+    ends_watch, status_version, FetchId, HolderView, WatchConfig, WatchFeed, WatchMutation,
+    WatchOutput, Watcher,
+};
 
 /// Deliberately broken behaviours of the core. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.

@@ -27,7 +27,27 @@
 use std::collections::VecDeque;
 
 use super::claim::IdleBackoff;
+use super::holder::FailureKind;
 use super::time::{Micros, MonoTime};
+use crate::protocol::watch_version;
+
+/// The version of a state read with a one-shot status call (a store without a change feed, or a
+/// grantor object that offers only `status`): the holder's `token` if somebody holds the
+/// resource, else the largest token seen before, as [`watch_version`] numbers them. A grant and
+/// its end between two reads go unseen, which leaves the states reported in order.
+pub fn status_version(token: Option<u64>, largest_seen: u64) -> u64 {
+    match token {
+        Some(token) => watch_version(token, true),
+        None => watch_version(largest_seen, false),
+    }
+}
+
+/// Whether a failure of the kind named `kind` ([`FailureKind::as_str`]) ends a watch for good: a
+/// refused request (bad arguments, failed authentication, no such endpoint) is refused again
+/// however often it is retried; every other failure is retried after a backoff.
+pub fn ends_watch(kind: &str) -> bool {
+    kind == FailureKind::BadRequest.as_str()
+}
 
 /// Deliberately broken watchers. They take effect only in builds with the `mutations` feature,
 /// where the simulation uses them to prove that it catches each bug.
@@ -381,6 +401,22 @@ mod tests {
         match drain(w).as_slice() {
             [WatchOutput::Fetch { id, after }] => (*id, *after),
             other => panic!("expected one fetch, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn status_reads_are_versioned_in_token_order() {
+        assert_eq!(status_version(None, 0), 1);
+        assert_eq!(status_version(Some(3), 0), 6);
+        assert_eq!(status_version(None, 3), 7);
+        assert!(status_version(Some(4), 3) > status_version(None, 3));
+        assert!(ends_watch(FailureKind::BadRequest.as_str()));
+        for kind in [
+            FailureKind::Server,
+            FailureKind::Malformed,
+            FailureKind::Unreachable,
+        ] {
+            assert!(!ends_watch(kind.as_str()));
         }
     }
 

@@ -443,6 +443,11 @@ impl Endpoint {
         &self.base_url
     }
 
+    /// Each request's timeout.
+    pub fn timeout_ms(&self) -> f64 {
+        self.timeout_ms
+    }
+
     /// [`Self::request`], its failures' messages starting with the method and the path.
     pub async fn request_to(
         &self,
@@ -471,11 +476,26 @@ impl Endpoint {
         max_bytes: usize,
         what: &str,
     ) -> Result<Reply, JsValue> {
+        let (call, timeout_ms) = ((method, path, body), self.timeout_ms);
+        self.request_within(call, signal, max_bytes, what, timeout_ms)
+            .await
+    }
+
+    /// [`Self::request`] with a timeout of its own, for a request the server holds open (a long
+    /// poll): `call` is the method, the path and the body.
+    pub async fn request_within(
+        &self,
+        (method, path, body): (&str, &str, Option<&str>),
+        signal: &JsValue,
+        max_bytes: usize,
+        what: &str,
+        timeout_ms: f64,
+    ) -> Result<Reply, JsValue> {
         let Ok(caller) = caller_signal(signal) else {
             let message = [what, ": signal is not an AbortSignal"].concat();
             return Err(grantor_error("unreachable", &message, Detail::default()));
         };
-        let timeout = AbortSignal::timeout_with_f64(self.timeout_ms);
+        let timeout = AbortSignal::timeout_with_f64(timeout_ms);
         let combined = match &caller {
             Some(caller) => AbortSignal::any(&Array::of2(caller, &timeout)),
             None => timeout.clone(),

@@ -30,22 +30,23 @@ use super::error::{config_error as core_config_error, get, lease_error, set};
 use super::fetch::{
     base_href, caller_signal, checked_base_url, checked_fetch, checked_timeout_ms, config_error,
     decimal, grantor_error, header_entries, json_text, lenient_json, malformed, pair_key, promise,
-    status_failure, strict_json, text_of, Detail, Endpoint, Style,
+    status_failure, strict_json, text_of, Detail, Endpoint, Reply, Style,
 };
 use super::js::now_ms;
 use super::lease::now_or_expired;
 use super::reply::{claim_reply, grant_outcome, renew_outcome};
 use super::value::{from_js, from_js_strict, Passed};
+use super::watch::{held_view, Feed, Fetching, ObservationCore, Sink};
 use crate::core::{
     batch_delay, BatchConfig, BatchFailure, BatchId, BatchOutput, Batcher, ClaimReply,
     HolderConfig, HolderOptionsMs, HolderTiming, ItemResult, Micros, MonoTime, Now, RenewalId,
-    RenewalSettlement, RenewalSpec, REMEMBERED_LEASES,
+    RenewalSettlement, RenewalSpec, WatchConfig, REMEMBERED_LEASES,
 };
 use crate::protocol::{
     max_batch_reply_bytes, refuses_unknown_field, ClaimRequest, CompleteRequest, EnqueueRequest,
     ErrorCode, FailRequest, FencedReadRequest, FencedWriteRequest, GrantOutcome, GrantRequest,
     HeartbeatRequest, ItemRequest, NewItem, NextClaim, QueueStatsRequest, ReleaseRequest,
-    RenewOutcome, RenewRequest, RevokeRequest, StatusRequest, Token, MAX_REPLY_BYTES,
+    RenewOutcome, RenewRequest, RevokeRequest, StatusRequest, Token, WatchRequest, MAX_REPLY_BYTES,
 };
 
 const BATCH_PATH: &str = "/v1/renew/batch";
@@ -384,6 +385,17 @@ impl HttpGrantorCore {
         })
     }
 
+    /// `POST /v1/watch`, long polls one after another: who holds `resource`, change by change.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(&self, resource: JsValue, signal: JsValue) -> Result<ObservationCore, JsValue> {
+        let resource = typed(&resource, "/v1/watch")?;
+        let feed = WatchFeed {
+            shared: Rc::clone(&self.shared),
+            resource,
+        };
+        ObservationCore::start(Rc::new(feed), &signal)
+    }
+
     /// `POST /v1/revoke`.
     #[wasm_bindgen(skip_jsdoc)]
     pub fn revoke(&self, resource: JsValue, signal: JsValue) -> Promise {
@@ -697,15 +709,86 @@ async fn exchange(
                 )
             });
     }
+    Err(reply_failure(path, &reply))
+}
+
+/// The typed failure a non-2xx reply to `path` stands for, by the core's status rule.
+fn reply_failure(path: &str, reply: &Reply) -> JsValue {
     let code = get(&get(&lenient_json(&reply.text), "error"), "code").as_string();
-    Err(status_failure(
+    status_failure(
         path,
         reply.status,
         reply.retry_after().as_deref(),
         code.as_deref(),
         code.as_deref(),
         None,
-    ))
+    )
+}
+
+/// How long the grantor may hold a watch open: under its `WATCH_MAX_WAIT_MS`, so that proxies
+/// with a 30 s idle timeout see an answer first.
+const WATCH_WAIT_MS: u64 = 25_000;
+
+/// The reference grantor's change feed: `POST /v1/watch`, a long poll.
+struct WatchFeed {
+    shared: Rc<Shared>,
+    resource: String,
+}
+
+impl WatchFeed {
+    /// A long poll's timeout: the grantor's wait plus the endpoint's own timeout.
+    fn timeout_ms(&self) -> f64 {
+        WATCH_WAIT_MS as f64 + self.shared.endpoint.timeout_ms()
+    }
+}
+
+impl Feed for WatchFeed {
+    fn config(&self) -> WatchConfig {
+        // The request's own timeout ends a silent long poll first; the watcher's deadline is
+        // the backstop for a `fetch` that ignores its signal.
+        WatchConfig::changes(Micros::from_ms_f64(self.timeout_ms() + 1_000.0))
+    }
+
+    fn fetch(&self, after: Option<u64>, signal: AbortSignal, sink: Sink) -> Fetching {
+        const PATH: &str = "/v1/watch";
+        let shared = Rc::clone(&self.shared);
+        let timeout_ms = self.timeout_ms();
+        let body = WatchRequest {
+            resource: self.resource.clone(),
+            after,
+            wait_ms: after.map(|_| WATCH_WAIT_MS),
+        };
+        Box::pin(async move {
+            let text = json_text(&body)?;
+            let call = ("POST", PATH, Some(text.as_str()));
+            let signal: JsValue = signal.into();
+            let reply = shared
+                .endpoint
+                .request_within(call, &signal, MAX_REPLY_BYTES, PATH, timeout_ms)
+                .await?;
+            if !reply.ok() {
+                return Err(reply_failure(PATH, &reply));
+            }
+            let bad = |problem| malformed(PATH, problem, Some(reply.status));
+            let value = strict_json(&reply.text)
+                .ok_or_else(|| bad("reply is not JSON without duplicate keys"))?;
+            if get(&value, "resource").as_string().as_deref() != Some(body.resource.as_str()) {
+                return Err(bad("reply is about another resource"));
+            }
+            let version = get(&value, "version")
+                .as_f64()
+                .and_then(|v| {
+                    Token::issued_from_f64(v)
+                        .map(Token::get)
+                        .or((v == 0.0).then_some(0))
+                })
+                .ok_or_else(|| bad("version is not a whole number"))?;
+            let mut view = held_view(&value, PATH)?;
+            view.version = version;
+            sink(view);
+            Ok(())
+        })
+    }
 }
 
 /// Remembers the secret of the claim a claim reply (or a settlement's `next`) made, read as the

@@ -35,6 +35,8 @@ mod tabs;
 mod value;
 #[cfg(feature = "holder")]
 mod wake;
+#[cfg(feature = "grantors")]
+mod watch;
 #[cfg(feature = "lease")]
 mod window;
 
@@ -60,6 +62,8 @@ pub use lease::LeaseCore;
 pub use tabs::{serve_tab_engine, FencedStoreCore, TabLeaseCore};
 #[cfg(feature = "holder")]
 pub use wake::{wake_hold_ended, wake_hold_started};
+#[cfg(feature = "grantors")]
+pub use watch::{observe_by_status, ObservationCore};
 
 // The standard library's allocator is most of the module's size; this one fits what the binding
 // does. Not with threads: it assumes one.
