@@ -260,9 +260,16 @@ export class LeaseHolder {
   #remainingAtReply = null;
   /** The wake ticker's id for the current hold, or null. */
   #wakeId = null;
+  /** Aborts the change feed a waiting campaign follows, or null. */
+  #following = null;
 
   /** Called with the reason when the lease is lost (not when released). Assign a function. */
   onLeaseLost = null;
+  /**
+   * Called with the token each time the lease is acquired, including by a campaign that
+   * `recontend` started after a loss. Assign a function.
+   */
+  onAcquired = null;
   /**
    * Called with the token after each successful renewal, once `lease` reflects it: the grantor's
    * reply validated, the duration it granted counted from when the renewal was sent. Assign a
@@ -309,7 +316,7 @@ export class LeaseHolder {
    * holder?, expiresInMs?}`. With `wait: true` it campaigns until granted, honouring the
    * grantor's `expiresInMs` hint, else with jittered backoff; abort it with `signal`.
    */
-  acquire({ wait = false, signal } = {}) {
+  acquire({ wait = false, recontend = false, signal } = {}) {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#core.phase === "held") {
       return Promise.resolve({ acquired: true, token: this.#core.token });
@@ -331,11 +338,52 @@ export class LeaseHolder {
       };
       awake.add(this);
       try {
+        this.#core.recontend(wait && recontend === true);
         this.#core.acquire(wait);
+        if (wait) this.#followWhileCampaigning();
       } catch (error) {
         this.#pending.settle(undefined, fromCore(error));
       }
     });
+  }
+
+  /**
+   * Hands the lease over: a release that asks the grantor to keep the resource for
+   * `toHolderId` for a while (the reference grantor does, up to 10 s), so that holder is granted
+   * it next; without one, whoever asks next. The hold ends as lost, with reason `handed_off`.
+   * Grantors that keep nothing for anyone (the etcd, Consul, Kubernetes and Redis adapters)
+   * release plainly.
+   */
+  async handOff(toHolderId) {
+    await this.#core.handOff(toHolderId);
+  }
+
+  /**
+   * While a campaign waits, follows the grantor's change feed (when it has `observe`), so a
+   * lease released or handed to this holder is asked for at once, not at the end of the wait.
+   */
+  #followWhileCampaigning() {
+    if (this.#following !== null || typeof this.grantor?.observe !== "function") return;
+    const following = new AbortController();
+    this.#following = following;
+    (async () => {
+      try {
+        const changes = this.grantor.observe(this.resource, { signal: following.signal });
+        for await (const change of changes) {
+          this.#core.holderChanged(change.holder ?? undefined, change.handedTo ?? undefined);
+        }
+      } catch {
+        // Without its change feed a campaign still retries on its own schedule.
+      } finally {
+        if (this.#following === following) this.#following = null;
+      }
+    })();
+  }
+
+  #stopFollowing() {
+    const following = this.#following;
+    this.#following = null;
+    following?.abort();
   }
 
   /** Ends the hold locally and calls `onLeaseLost(reason)`, as the design's `surrender`. */
@@ -437,6 +485,7 @@ export class LeaseHolder {
   #onEvent(type, detail) {
     switch (type) {
       case "acquired":
+        this.#stopFollowing();
         this.#counts.acquisitions += 1;
         this.#scheduleNextRenewal();
         this.#surrendered = false;
@@ -445,6 +494,11 @@ export class LeaseHolder {
         // reads the clocks and has this holder re-check its deadlines after a sleep.
         this.#wakeId = wakeHoldStarted(() => this[VIEW](true), this.#core.marginMs);
         this.#pending?.settle({ acquired: true, token: detail.token });
+        try {
+          this.onAcquired?.(detail.token);
+        } catch (error) {
+          rethrowLater(error);
+        }
         break;
       case "renewed":
         this.#counts.renewals += 1;
@@ -468,6 +522,7 @@ export class LeaseHolder {
         countInto(this.#failureKinds, detail.reason);
         break;
       case "acquireFailed": {
+        this.#stopFollowing();
         if (detail.reason !== "cancelled") this.#counts.acquireFailures += 1;
         awake.delete(this);
         const pending = this.#pending;
@@ -495,8 +550,14 @@ export class LeaseHolder {
         } catch (error) {
           rethrowLater(error);
         }
+        // With `recontend`, the core campaigns again after a loss.
+        if (this.#core.phase === "acquiring") {
+          awake.add(this);
+          this.#followWhileCampaigning();
+        }
         break;
       case "released":
+        this.#stopFollowing();
         awake.delete(this);
         this.#holdEnded();
         this.#counts.releases += 1;

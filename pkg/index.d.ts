@@ -91,6 +91,8 @@ export interface ReleaseArgs extends GrantorCallExtras {
   holder: string;
   /** Only this grant may be released, never a newer one. */
   token: number;
+  /** {@link LeaseHolder.handOff}: keep the resource for this holder for a while. */
+  handTo?: string;
 }
 
 /** A grant reply: granted with a token, or denied naming the holder and its time left. */
@@ -160,8 +162,16 @@ export type AcquireResult =
   | { acquired: true; token: number }
   | { acquired: false; reason: AcquireFailureReason; holder?: string; expiresInMs?: number };
 
-/** Why a hold ended: a {@link RenewRefusal}, `margin_exhausted`, `token_regressed`, or the reason given to `surrender`. */
-export type LossReason = RenewRefusal | "margin_exhausted" | "token_regressed" | (string & {});
+/**
+ * Why a hold ended: a {@link RenewRefusal}, `margin_exhausted`, `token_regressed`, `handed_off`
+ * (by {@link LeaseHolder.handOff}), or the reason given to `surrender`.
+ */
+export type LossReason =
+  | RenewRefusal
+  | "margin_exhausted"
+  | "token_regressed"
+  | "handed_off"
+  | (string & {});
 
 /** Acquires and renews a lease from a grantor (the design's `LeaseHolder`). */
 export class LeaseHolder implements AsyncDisposable {
@@ -191,12 +201,36 @@ export class LeaseHolder implements AsyncDisposable {
    */
   onRenewed: ((token: number) => void) | null;
   /**
-   * Asks for the lease. With `wait: true`, campaigns until granted (using the denial's
-   * `expiresInMs`, else jittered backoff); rejects with `signal.reason` if aborted. A grant
-   * request in flight when the signal aborts is not abandoned: if the grantor grants it anyway,
-   * the grant is released as soon as its reply arrives.
+   * Called with the token each time the lease is acquired, including by the campaign that
+   * `recontend` starts after a loss.
    */
-  acquire(options?: { wait?: boolean; signal?: AbortSignal }): Promise<AcquireResult>;
+  onAcquired: ((token: number) => void) | null;
+  /**
+   * Asks for the lease. With `wait: true`, campaigns until granted (using the denial's
+   * `expiresInMs`, else jittered backoff; on a grantor with `observe`, also asking at once when
+   * its change feed says the lease was released or handed to this holder); rejects with
+   * `signal.reason` if aborted. A grant request in flight when the signal aborts is not
+   * abandoned: if the grantor grants it anyway, the grant is released as soon as its reply
+   * arrives.
+   *
+   * With `recontend: true` (and `wait: true`), every later loss (a refused renewal, renewals
+   * that did not succeed in time) starts a new campaign within a retry base, until `release()`,
+   * `handOff()`, `surrender()` or the signal; `onAcquired` hears each new grant.
+   */
+  acquire(options?: {
+    wait?: boolean;
+    recontend?: boolean;
+    signal?: AbortSignal;
+  }): Promise<AcquireResult>;
+  /**
+   * Hands the lease over: a release asking the grantor to keep the resource for `toHolderId`
+   * for a while (the reference grantor keeps it up to 10 s), so that holder is granted it next;
+   * without one, whoever asks next. The hold ends as lost with reason `handed_off`. The etcd,
+   * Consul, Kubernetes and Redis adapters release plainly.
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` (as a rejection) for a `toHolderId` that is not
+   *   another holder's valid id
+   */
+  handOff(toHolderId?: string): Promise<void>;
   /** Ends the hold locally and calls `onLeaseLost(reason)`. */
   surrender(reason?: string): void;
   /**

@@ -175,7 +175,7 @@ fn grant_arriving_inside_the_margin_is_no_grant_and_is_handed_back() {
     assert_eq!(s.holder.phase(), Phase::Idle);
     assert!(matches!(
         s.last_sent().kind,
-        RequestKind::Release { token: t } if t == token(1)
+        RequestKind::Release { token: t, .. } if t == token(1)
     ));
     assert!(matches!(
         s.events.last(),
@@ -484,7 +484,13 @@ fn campaign_backs_off_after_failures_and_can_be_cancelled() {
     );
     s.grant(id, 9);
     assert_eq!(s.holder.phase(), Phase::Idle);
-    assert_eq!(s.last_sent().kind, RequestKind::Release { token: token(9) });
+    assert_eq!(
+        s.last_sent().kind,
+        RequestKind::Release {
+            token: token(9),
+            hand_to: None
+        }
+    );
 }
 
 #[test]
@@ -542,7 +548,13 @@ fn a_released_late_grant_still_counts_for_token_order() {
     s.holder.cancel_acquire(s.now());
     s.drain();
     s.grant(first, 8);
-    assert_eq!(s.last_sent().kind, RequestKind::Release { token: token(8) });
+    assert_eq!(
+        s.last_sent().kind,
+        RequestKind::Release {
+            token: token(8),
+            hand_to: None
+        }
+    );
     let second = s.acquire(false);
     s.grant(second, 5);
     assert_eq!(
@@ -596,7 +608,7 @@ fn release_tells_the_grantor_and_ends_the_hold_once() {
     s.held_and_acquired(3);
     s.holder.release(s.now());
     s.drain();
-    assert!(matches!(s.last_sent().kind, RequestKind::Release { token: t } if t == token(3)));
+    assert!(matches!(s.last_sent().kind, RequestKind::Release { token: t, .. } if t == token(3)));
     assert_eq!(s.events.last(), Some(&Event::Released { token: token(3) }));
     s.holder.release(s.now());
     s.holder.surrender(s.now(), "again");
@@ -636,4 +648,135 @@ fn healthy_holder_keeps_its_lease_indefinitely() {
         assert!(s.safely_held());
     }
     assert!(s.losses().is_empty());
+}
+
+fn denied(holder: &str, expires_in_ms: u64) -> Reply {
+    Reply::Grant(GrantOutcome::Denied {
+        holder: Some(holder.into()),
+        expires_in_ms: Some(expires_in_ms),
+    })
+}
+
+#[test]
+fn hand_off_releases_naming_the_next_holder_and_reports_handed_off() {
+    let mut s = Script::new();
+    s.held_and_acquired(3);
+    s.holder.hand_off(s.now(), Some("b".into()));
+    s.drain();
+    assert_eq!(
+        s.last_sent().kind,
+        RequestKind::Release {
+            token: token(3),
+            hand_to: Some("b".into()),
+        }
+    );
+    assert_eq!(s.losses(), vec![LossReason::HandedOff]);
+    assert_eq!(LossReason::HandedOff.as_str(), "handed_off");
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    assert!(!s.safely_held());
+    // A plain release names nobody and is a release, not a loss.
+    let mut s = Script::new();
+    s.held_and_acquired(4);
+    s.holder.release(s.now());
+    s.drain();
+    assert_eq!(
+        s.last_sent().kind,
+        RequestKind::Release {
+            token: token(4),
+            hand_to: None,
+        }
+    );
+    assert!(s.losses().is_empty());
+}
+
+#[test]
+fn a_campaign_asks_at_once_when_the_feed_says_the_lease_is_free_for_it() {
+    let mut s = Script::new();
+    let id = s.acquire(true);
+    s.reply(id, denied("a", 8_000));
+    s.advance(100);
+    // Still held by someone, or kept for another holder: the campaign keeps its wait.
+    s.holder
+        .handle_holder_change(s.now(), Some("a"), None, "me");
+    s.holder
+        .handle_holder_change(s.now(), None, Some("c"), "me");
+    s.drain();
+    assert_eq!(s.sent.len(), 1);
+    // Handed to this holder: it asks now, not 8 s later.
+    s.holder
+        .handle_holder_change(s.now(), None, Some("me"), "me");
+    s.drain();
+    assert_eq!(s.sent.len(), 2);
+    assert!(matches!(s.last_sent().kind, RequestKind::Grant { .. }));
+    // While that attempt is in flight another change sends nothing more.
+    s.holder.handle_holder_change(s.now(), None, None, "me");
+    s.drain();
+    assert_eq!(s.sent.len(), 2);
+    let id = s.last_sent().id;
+    s.grant(id, 5);
+    assert_eq!(s.holder.phase(), Phase::Held);
+    // A holder that is not campaigning ignores the feed.
+    s.holder.handle_holder_change(s.now(), None, None, "me");
+    s.drain();
+    assert_eq!(s.sent.len(), 2);
+}
+
+#[test]
+fn a_recontending_holder_campaigns_again_after_a_loss_but_not_after_release() {
+    let mut s = Script::new();
+    s.holder.recontend(true);
+    s.held_and_acquired(2);
+    let renewal = loop {
+        s.run_for(100);
+        if let Some(&id) = s.renewals_sent().last() {
+            break id;
+        }
+    };
+    s.reply(
+        renewal,
+        Reply::Renew(RenewOutcome::Refused(RenewRefusal::Revoked)),
+    );
+    assert_eq!(s.losses(), vec![LossReason::Refused(RenewRefusal::Revoked)]);
+    assert_eq!(s.holder.phase(), Phase::Acquiring, "it campaigns again");
+    let before = s.sent.len();
+    s.run_for(1_000);
+    assert_eq!(s.sent.len(), before + 1, "within one retry base");
+    let id = s.last_sent().id;
+    s.reply(id, denied("other", 3_000));
+    assert_eq!(
+        s.holder.phase(),
+        Phase::Acquiring,
+        "a denial does not end it"
+    );
+    s.run_for(3_500);
+    let id = s.last_sent().id;
+    s.grant(id, 4);
+    assert_eq!(s.holder.phase(), Phase::Held);
+    // Released: no campaign after.
+    s.holder.release(s.now());
+    s.drain();
+    s.run_for(2_000);
+    assert_eq!(s.holder.phase(), Phase::Idle);
+    // Without recontend, a loss leaves the holder idle.
+    let mut s = Script::new();
+    s.held_and_acquired(2);
+    s.holder.surrender(s.now(), "done");
+    s.drain();
+    assert_eq!(s.holder.phase(), Phase::Idle);
+}
+
+#[test]
+fn a_recontending_holder_that_surrenders_or_hands_off_stays_out() {
+    for end in ["surrender", "hand_off"] {
+        let mut s = Script::new();
+        s.holder.recontend(true);
+        s.held_and_acquired(2);
+        match end {
+            "surrender" => s.holder.surrender(s.now(), "stop"),
+            _ => s.holder.hand_off(s.now(), None),
+        }
+        s.drain();
+        s.run_for(3_000);
+        assert_eq!(s.holder.phase(), Phase::Idle, "{end}");
+    }
 }

@@ -231,7 +231,7 @@ impl RefGrantor {
             RequestKind::Renew { token, duration_ms } => {
                 Some(self.renew(now, holder, token.get(), duration_ms))
             }
-            RequestKind::Release { token } => {
+            RequestKind::Release { token, .. } => {
                 self.release(now, holder, token.get());
                 None
             }

@@ -775,7 +775,10 @@ impl Model {
                 token: token(t),
                 duration_ms,
             },
-            Req::Release(t) => RequestKind::Release { token: token(t) },
+            Req::Release(t) => RequestKind::Release {
+                token: token(t),
+                hand_to: None,
+            },
         }
     }
 

@@ -39,7 +39,7 @@ impl Req {
         match kind {
             RequestKind::Grant { .. } => Req::Grant,
             RequestKind::Renew { token, .. } => Req::Renew(token.get()),
-            RequestKind::Release { token } => Req::Release(token.get()),
+            RequestKind::Release { token, .. } => Req::Release(token.get()),
         }
     }
 }
@@ -115,6 +115,7 @@ impl Ev {
                     LossReason::MarginExhausted => "margin_exhausted",
                     LossReason::Refused(r) => r.as_str(),
                     LossReason::TokenRegressed { .. } => "token_regressed",
+                    LossReason::HandedOff => "handed_off",
                 },
             ),
             Event::Released { token } => Ev::Released(token.get()),

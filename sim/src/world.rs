@@ -748,8 +748,15 @@ impl World {
         match self.slots[i].holder.phase() {
             Phase::Idle => {
                 let campaign = healed || self.rng.chance(app.campaign);
-                let what = if campaign { "campaign" } else { "acquire once" };
+                // Some campaigns come back after every loss on their own (`recontend`).
+                let recontend = campaign && self.rng.chance(0.3);
+                let what = match (campaign, recontend) {
+                    (true, true) => "campaign, recontending",
+                    (true, false) => "campaign",
+                    _ => "acquire once",
+                };
                 self.trace.note(self.now, Note::App(i, what));
+                self.slots[i].holder.recontend(recontend);
                 self.input(i, Input::Acquire(campaign));
             }
             Phase::Acquiring => {

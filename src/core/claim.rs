@@ -989,7 +989,7 @@ impl ClaimMachine {
                                 claim_ms: duration_ms,
                             }
                         }
-                        RequestKind::Release { token } => {
+                        RequestKind::Release { token, .. } => {
                             let Some(item) = self.last_item else { continue };
                             ClaimRequestKind::GiveBack { item, token }
                         }

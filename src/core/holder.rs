@@ -42,6 +42,9 @@ pub enum RequestKind {
     Release {
         /// The held token.
         token: Token,
+        /// Hand the lease over to this holder ([`Holder::hand_off`]): the grantor keeps it for
+        /// that holder for a while.
+        hand_to: Option<String>,
     },
 }
 
@@ -153,6 +156,8 @@ pub enum LossReason {
     },
     /// The application surrendered, giving this reason.
     Surrendered(String),
+    /// The application handed the lease over ([`Holder::hand_off`]).
+    HandedOff,
 }
 
 impl LossReason {
@@ -163,6 +168,7 @@ impl LossReason {
             LossReason::Refused(refusal) => refusal.as_str(),
             LossReason::TokenRegressed { .. } => "token_regressed",
             LossReason::Surrendered(reason) => reason,
+            LossReason::HandedOff => "handed_off",
         }
     }
 }
@@ -316,6 +322,8 @@ pub struct Holder {
     /// left to expire while nobody holds it.
     cancelled_grant: Option<Attempt>,
     jitter: Jitter,
+    /// Campaign again after every loss ([`Holder::recontend`]).
+    recontend: bool,
     outputs: VecDeque<Output>,
 }
 
@@ -337,6 +345,7 @@ impl Holder {
             consecutive_failures: 0,
             highest_token: None,
             cancelled_grant: None,
+            recontend: false,
             outputs: VecDeque::new(),
         }
     }
@@ -488,6 +497,7 @@ impl Holder {
     /// campaign never leaves the lease held by nobody until it expires.
     pub fn cancel_acquire(&mut self, now: Now) {
         self.clock.observe(now);
+        self.recontend = false;
         if let State::Acquiring { step, .. } = self.state {
             if let AcquireStep::InFlight(attempt) = step {
                 self.cancelled_grant = Some(attempt);
@@ -497,10 +507,20 @@ impl Holder {
         }
     }
 
+    /// Whether to campaign again after every loss of the lease (a refused renewal, renewals that
+    /// did not succeed in time), until [`Holder::release`], [`Holder::hand_off`],
+    /// [`Holder::surrender`] or [`Holder::cancel_acquire`]: a holder that lost leadership to a
+    /// network partition comes back when it can, instead of staying out for good. The new
+    /// campaign starts within one retry base of the loss, and is granted under a new token.
+    pub fn recontend(&mut self, on: bool) {
+        self.recontend = on;
+    }
+
     /// Ends the hold locally with `reason`, without telling the grantor (the design's
     /// `surrender`). Emits [`Event::Lost`].
     pub fn surrender(&mut self, now: Now, reason: &str) {
         self.clock.observe(now);
+        self.recontend = false;
         if let State::Held { .. } = self.state {
             self.lose(LossReason::Surrendered(reason.to_owned()));
         }
@@ -509,7 +529,22 @@ impl Holder {
     /// Ends the hold and tells the grantor, so others need not wait for expiry. Also cancels an
     /// acquire in progress. Emits [`Event::Released`] if something was held.
     pub fn release(&mut self, now: Now) {
+        self.give_back(now, None);
+    }
+
+    /// Hands the lease over: releases it as [`Holder::release`] does, asking the grantor to keep
+    /// it for holder `to` for a while (the reference grantor does, for at most
+    /// [`HANDOFF_MAX_MS`](crate::protocol::HANDOFF_MAX_MS)); with `None`, or on a grantor
+    /// that keeps nothing for anyone, whoever asks next is granted it. Emits [`Event::Lost`]
+    /// with [`LossReason::HandedOff`] if something was held.
+    pub fn hand_off(&mut self, now: Now, to: Option<String>) {
+        self.give_back(now, Some(to));
+    }
+
+    /// Releases (`hand_off` `None`) or hands over.
+    fn give_back(&mut self, now: Now, hand_off: Option<Option<String>>) {
         let now = self.clock.observe(now);
+        self.recontend = false;
         match self.state {
             State::Held { .. } => {
                 // A hold already past its margin is lost, not released: report what happened.
@@ -523,11 +558,48 @@ impl Holder {
                 self.abandon_renewal();
                 self.lease.clear();
                 self.state = State::Idle;
-                self.send(RequestKind::Release { token });
-                self.emit(Event::Released { token });
+                let handing = hand_off.is_some();
+                let hand_to = hand_off.flatten();
+                self.send(RequestKind::Release { token, hand_to });
+                self.emit(match handing {
+                    true => Event::Lost {
+                        token,
+                        reason: LossReason::HandedOff,
+                    },
+                    false => Event::Released { token },
+                });
             }
             State::Acquiring { .. } => self.cancel_acquire(now),
             State::Idle => {}
+        }
+    }
+
+    /// The grantor's change feed says `holder` holds the resource now (`None`: nobody), kept for
+    /// `handed_to` if any ([`Holder::hand_off`]); `holder_id` is this holder's identity. When
+    /// nobody holds it and it is not kept for another holder, a campaign waiting to retry asks
+    /// at once rather than at the end of its wait, so a lease released or handed to this holder
+    /// is taken up within a round trip. Anything else changes nothing.
+    pub fn handle_holder_change(
+        &mut self,
+        now: Now,
+        holder: Option<&str>,
+        handed_to: Option<&str>,
+        holder_id: &str,
+    ) {
+        let now = self.clock.observe(now);
+        if holder.is_some() || handed_to.is_some_and(|to| to != holder_id) {
+            return;
+        }
+        if let State::Acquiring {
+            campaign: true,
+            step: AcquireStep::RetryAt(_),
+        } = self.state
+        {
+            let attempt = self.send_grant(now);
+            self.state = State::Acquiring {
+                campaign: true,
+                step: AcquireStep::InFlight(attempt),
+            };
         }
     }
 
@@ -636,7 +708,10 @@ impl Holder {
                 // The grantor issued it, so a later reply with a lower token is still a
                 // regression.
                 self.highest_token = Some(self.highest_token.map_or(token, |t| t.max(token)));
-                self.send(RequestKind::Release { token });
+                self.send(RequestKind::Release {
+                    token,
+                    hand_to: None,
+                });
             }
             return;
         }
@@ -682,7 +757,10 @@ impl Holder {
                     // The grantor holds it for us but no safe time is left: hand it back so
                     // others need not wait, and count the attempt as failed.
                     self.lease.clear();
-                    self.send(RequestKind::Release { token });
+                    self.send(RequestKind::Release {
+                        token,
+                        hand_to: None,
+                    });
                     let failure = Failure::of(FailureKind::TooLate);
                     return self.acquire_failed(now, campaign, failure);
                 }
@@ -809,6 +887,17 @@ impl Holder {
         debug_assert!(token.is_some(), "a hold without a grant");
         if let Some(token) = token {
             self.emit(Event::Lost { token, reason });
+        }
+        if self.recontend {
+            // Campaign again, soon but spread out, from the latest reading.
+            let Some(now) = self.clock.last() else {
+                return;
+            };
+            let spread = Micros(self.jitter.between(0, self.config.retry_base.0).max(1));
+            self.state = State::Acquiring {
+                campaign: true,
+                step: AcquireStep::RetryAt(now.mono.plus(spread)),
+            };
         }
     }
 

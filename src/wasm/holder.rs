@@ -35,6 +35,7 @@ use crate::core::{
     AcquireFailure, ConfigError, Event, Failure, FailureKind, Holder, HolderConfig, Micros,
     MonoTime, Now, Output, Phase, Reply, Request, RequestId, RequestKind, UsageError,
 };
+use crate::protocol::{is_valid_name, MAX_HOLDER_LEN};
 
 /// What a driven holder talks to: the grantor and whoever hears its events. The driver calls
 /// every method with no borrow held, so each may call straight back into the holder.
@@ -139,12 +140,45 @@ impl Driver {
     /// Ends the hold and tells the grantor; the promise settles with the grantor's `release`
     /// (at once if nothing was held or the grantor has none).
     pub fn release(&self) -> Promise {
+        self.give_back(None)
+    }
+
+    /// Hands the hold over to `to` (or whoever asks next): a release that asks the grantor to
+    /// keep the resource for `to`; settles as [`Self::release`].
+    pub fn hand_off(&self, to: Option<String>) -> Promise {
+        self.give_back(Some(to))
+    }
+
+    fn give_back(&self, hand_off: Option<Option<String>>) -> Promise {
         self.shared.last_release.take();
         let now = now();
-        step(&self.shared, |core| core.release(now));
+        step(&self.shared, |core| match hand_off {
+            Some(to) => core.hand_off(now, to),
+            None => core.release(now),
+        });
         drive(&self.shared);
         let pending = self.shared.last_release.take();
         pending.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED))
+    }
+
+    /// This holder's identity, if it is a string.
+    pub fn holder_id(&self) -> Option<String> {
+        self.shared.holder_id.as_string()
+    }
+
+    /// Campaign again after every loss, or not ([`Holder::recontend`]).
+    pub fn recontend(&self, on: bool) {
+        step(&self.shared, |core| core.recontend(on));
+    }
+
+    /// The grantor's change feed says `holder` holds the resource (kept for `handed_to`).
+    pub fn holder_changed(&self, holder: Option<&str>, handed_to: Option<&str>) {
+        let now = now();
+        let holder_id = self.shared.holder_id.as_string().unwrap_or_default();
+        step(&self.shared, |core| {
+            core.handle_holder_change(now, holder, handed_to, &holder_id)
+        });
+        drive(&self.shared);
     }
 
     /// Re-checks every deadline now.
@@ -362,6 +396,44 @@ impl HolderCore {
         self.driver.surrender(reason);
     }
 
+    /// Hands the hold over to `to` (a holder id, or `undefined` for whoever asks next): releases
+    /// with `handTo`, and the hold ends as lost with reason `handed_off`. Resolves when the
+    /// grantor's `release` settles; rejects at once with `ERR_LEASE_CONFIG` for a `to` that is
+    /// not a valid holder id, or is this holder's own.
+    #[wasm_bindgen(skip_jsdoc, js_name = handOff)]
+    pub fn hand_off(&self, to: JsValue) -> Promise {
+        if to.is_undefined() || to.is_null() {
+            return self.driver.hand_off(None);
+        }
+        match to.as_string() {
+            Some(to)
+                if is_valid_name(&to, MAX_HOLDER_LEN)
+                    && Some(&to) != self.driver.holder_id().as_ref() =>
+            {
+                self.driver.hand_off(Some(to))
+            }
+            _ => Promise::reject(&lease_error(
+                "ERR_LEASE_CONFIG",
+                "handOff: the holder to hand to must be another holder's id",
+                Some("toHolderId"),
+            )),
+        }
+    }
+
+    /// Campaign again after every loss (`acquire({ wait: true, recontend: true })`) or not.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn recontend(&self, on: bool) {
+        self.driver.recontend(on);
+    }
+
+    /// The grantor's change feed says `holder` holds the resource (null: nobody), kept for
+    /// `handedTo` if any: a waiting campaign asks at once when it is free for this holder.
+    #[wasm_bindgen(skip_jsdoc, js_name = holderChanged)]
+    pub fn holder_changed(&self, holder: Option<String>, handed_to: Option<String>) {
+        self.driver
+            .holder_changed(holder.as_deref(), handed_to.as_deref());
+    }
+
     /// Ends the hold and tells the grantor. Resolves when the grantor's `release` settles
     /// (immediately if nothing was held or the grantor has no `release`). A cancelled acquire's
     /// grant still in flight is released when its reply arrives, after this resolves.
@@ -516,11 +588,11 @@ fn request_args(shared: &Shared, request: &Request) -> Object {
     let args = Object::new();
     set(&args, "resource", &shared.resource);
     set(&args, "holder", &shared.holder_id);
-    match request.kind {
-        RequestKind::Grant { duration_ms } => {
+    match &request.kind {
+        &RequestKind::Grant { duration_ms } => {
             set(&args, "durationMs", &JsValue::from_f64(duration_ms as f64));
         }
-        RequestKind::Renew { token, duration_ms } => {
+        &RequestKind::Renew { token, duration_ms } => {
             set(&args, "token", &JsValue::from_f64(token.get() as f64));
             set(&args, "durationMs", &JsValue::from_f64(duration_ms as f64));
             // How long this attempt has, by the core's rule: a batching grantor keeps the
@@ -534,8 +606,11 @@ fn request_args(shared: &Shared, request: &Request) -> Object {
                 }
             }
         }
-        RequestKind::Release { token } => {
+        RequestKind::Release { token, hand_to } => {
             set(&args, "token", &JsValue::from_f64(token.get() as f64));
+            if let Some(hand_to) = hand_to {
+                set(&args, "handTo", &JsValue::from_str(hand_to));
+            }
         }
     }
     let request_id = shared
