@@ -492,6 +492,11 @@ pub fn watch_version(counter: u64, live: bool) -> u64 {
     counter.saturating_mul(2).saturating_add(u64::from(!live))
 }
 
+/// The largest [`WatchReply::version`]: that of a resource whose counter reached [`MAX_TOKEN`]
+/// and whose last grant ended. A grantor refuses a [`WatchRequest::after`] past it as a bad
+/// token (`bad_token`), since no version it could ever report is larger.
+pub const MAX_WATCH_VERSION: u64 = 2 * MAX_TOKEN + 1;
+
 /// Why a grant or renewal reply is not acceptable. The client counts it as a failed attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MalformedReply {
@@ -1139,7 +1144,8 @@ pub enum ErrorCode {
     BadLeaseSecret,
     /// The request would act on a live claim without that claim's secret (or with a wrong one).
     BadClaimSecret,
-    /// The API key used up its request rate; `Retry-After` says when to try again.
+    /// The API key used up its request rate, or (on `/v1/watch`) the grantor has as many
+    /// watches open as it allows; `Retry-After` says when to try again.
     RateLimited,
     /// The request's headers or body did not arrive in time.
     RequestTimeout,
