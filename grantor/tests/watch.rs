@@ -694,3 +694,59 @@ async fn a_watch_is_woken_by_a_grant_in_another_grantor_process() {
     a.kill();
     b.kill();
 }
+
+/// A watch is authorised like `status`: an API key is needed when keys are configured, and it
+/// may only watch names in its namespaces.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_needs_a_key_for_its_namespace() {
+    let ring =
+        "{\"id\": \"a\", \"secret\": \"team-a-key-0123456789\", \"namespaces\": [\"team-a/\"]}";
+    let keys = tenure_grantor::auth::KeyRing::new(
+        tenure_grantor::auth::parse_keys(ring, "test keys").unwrap(),
+    )
+    .unwrap();
+    let server = Server::start(|config| config.keys = keys).await;
+    let send = |query: &str, key: Option<&str>| {
+        let mut request = server
+            .client
+            .get(format!("{}/v1/watch?{query}", server.url));
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let reply: Value = response.json().await.unwrap();
+            (status, reply)
+        }
+    };
+    let key = Some("team-a-key-0123456789");
+    for (query, key, status, code) in [
+        ("resource=team-a/x&waitMs=0", None, 401, "unauthorized"),
+        ("resource=team-a/x&after=x", None, 401, "unauthorized"),
+        (
+            "resource=team-a/x&waitMs=0",
+            Some("wrong"),
+            401,
+            "unauthorized",
+        ),
+        (
+            "resource=team-b/x&waitMs=0",
+            key,
+            403,
+            "forbidden_namespace",
+        ),
+        ("resource=team-a%2Fx&after=0", key, 200, ""),
+    ] {
+        let (got, reply) = send(query, key).await;
+        assert_eq!(got, status, "{query}: {reply}");
+        if status != 200 {
+            assert_eq!(reply["error"]["code"], code, "{query}: {reply}");
+        } else {
+            assert_eq!(reply["resource"], "team-a/x", "{reply}");
+        }
+    }
+    // Refused watches took no place.
+    assert_eq!(watches_open(&server).await, 0);
+    server.stop().await;
+}
