@@ -430,7 +430,9 @@ pub struct ReleaseRequest {
     pub lease_secret: Option<String>,
     /// Hand the lease over: for a bounded time after this release ([`HANDOFF_MAX_MS`] at most)
     /// the grantor grants the resource to this holder only, and denies everyone else as if it
-    /// held it. Absent for a plain release.
+    /// held it. Absent for a plain release. Only a release that ends a live grant hands it over
+    /// (the rules: `crate::rules::handoff_ms`); a holder identity that is not valid, or the
+    /// releasing holder's own, is refused (`bad_holder`) and nothing is released.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hand_to: Option<String>,
 }
@@ -478,7 +480,8 @@ pub struct WatchReply {
     /// How long the current grant has left, by the grantor's clock.
     pub expires_in_ms: Option<u64>,
     /// The holder the resource was handed to ([`ReleaseRequest::hand_to`]) while the grantor
-    /// keeps it for that holder alone; `null` otherwise.
+    /// keeps it for that holder alone; absent otherwise. The preference running out is no
+    /// change of [`WatchReply::version`]: a watcher learns of it with its next reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handed_to: Option<String>,
 }
