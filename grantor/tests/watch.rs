@@ -65,6 +65,11 @@ type Watch = JoinHandle<(u16, Value, Duration)>;
 
 /// The `tenure_grantor_watches_open` gauge.
 async fn watches_open(server: &Server) -> u64 {
+    metric(server, "watches_open").await
+}
+
+/// The value of the metric `tenure_grantor_{name}` (without labels).
+async fn metric(server: &Server, name: &str) -> u64 {
     let text = server
         .client
         .get(format!("{}/metrics", server.url))
@@ -74,9 +79,10 @@ async fn watches_open(server: &Server) -> u64 {
         .text()
         .await
         .unwrap();
+    let prefix = format!("tenure_grantor_{name} ");
     text.lines()
-        .find_map(|line| line.strip_prefix("tenure_grantor_watches_open "))
-        .unwrap_or_else(|| panic!("no watches_open gauge in\n{text}"))
+        .find_map(|line| line.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
         .parse()
         .unwrap()
 }
@@ -282,6 +288,7 @@ async fn a_handoff_keeps_the_resource_for_the_named_holder(backend: Backend) {
         .post("/v1/release", hand_over("r", "a", token, "b"))
         .await;
     assert_eq!((status, &released), (200, &json!({"released": true})));
+    assert_eq!(metric(&server, "handoffs_total").await, 1);
     let reply = woken(watch).await;
     assert_eq!(version(&reply), 2 * token + 1);
     assert_eq!(reply["holder"], Value::Null);
@@ -309,6 +316,7 @@ async fn a_handoff_keeps_the_resource_for_the_named_holder(backend: Backend) {
         .post("/v1/release", hand_over("r", "a", token, "b"))
         .await;
     assert_eq!(retried, json!({"released": false}));
+    assert_eq!(metric(&server, "handoffs_total").await, 1);
     server.post("/v1/release", release("r", "b", handed)).await;
     let next = granted(&server, "r", "c", 1_000, "2").await;
     assert_eq!(next, handed + 1);
@@ -463,6 +471,7 @@ async fn watches_past_the_limit_are_refused_and_a_hung_up_one_frees_its_place(ba
     assert_eq!(response.headers()["retry-after"], "1");
     let refused: Value = response.json().await.unwrap();
     assert_eq!(refused["error"]["code"], "rate_limited", "{refused}");
+    assert_eq!(metric(&server, "watch_refusals_total").await, 1);
     // A client that hangs up frees its place: its connection closes, the watch is dropped.
     first.abort();
     let _ = first.await;
