@@ -759,3 +759,68 @@ async fn a_watch_needs_a_key_for_its_namespace() {
     assert_eq!(watches_open(&server).await, 0);
     server.stop().await;
 }
+
+/// A change made while a grantor cannot listen (its `LISTEN` connection killed, and the database
+/// refusing it a new one) reaches that grantor's open watches once it listens again: they read
+/// again then, not at the end of their wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_missed_while_not_listening_is_seen_once_listening_again() {
+    let url = pg::shared().fresh_database().await;
+    let database = url.rsplit('/').next().unwrap().to_owned();
+    // The grantors connect as a role of this test's own, which can be refused new connections
+    // without disturbing the other tests on the server.
+    let role = format!("watcher_{database}");
+    let sql = pg::connect(&url).await;
+    sql.batch_execute(&format!(
+        "CREATE ROLE {role} LOGIN; ALTER DATABASE {database} OWNER TO {role};"
+    ))
+    .await
+    .unwrap();
+    let role_url = url.replacen("tenure@", &format!("{role}@"), 1);
+    let a = Server::start_with(Some(role_url.clone()), |_| {}).await;
+    let b = Server::start_with(Some(role_url), |_| {}).await;
+    wait_until(
+        Duration::from_secs(10),
+        "both grantors to listen",
+        || async { listeners(&sql).await.len() == 2 },
+    )
+    .await;
+    // Each grantor's pool keeps the connection these used, for the requests below.
+    let free = version(&snapshot(&a, "r").await);
+    snapshot(&b, "r").await;
+    let watch = watch_after(&a, "r", free, LONG_WAIT_MS);
+    until_waiting(&a, 1).await;
+
+    sql.batch_execute(&format!("ALTER ROLE {role} NOLOGIN"))
+        .await
+        .unwrap();
+    for pid in listeners(&sql).await {
+        sql.execute("SELECT pg_terminate_backend($1)", &[&pid])
+            .await
+            .unwrap();
+    }
+    wait_until(
+        Duration::from_secs(10),
+        "the listeners to be gone",
+        || async { listeners(&sql).await.is_empty() },
+    )
+    .await;
+    // Nobody listens: this change's notification reaches no grantor.
+    let token = granted(&b, "r", "x", 30_000, "1").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!watch.is_finished(), "woken while nobody listened");
+    let allowed = Instant::now();
+    sql.batch_execute(&format!("ALTER ROLE {role} LOGIN"))
+        .await
+        .unwrap();
+    let (status, reply, _) = watch.await.unwrap();
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        allowed.elapsed() < WOKEN,
+        "answered {:?} after",
+        allowed.elapsed()
+    );
+    assert_eq!(version(&reply), 2 * token, "{reply}");
+    a.stop().await;
+    b.stop().await;
+}
