@@ -430,7 +430,9 @@ pub struct ReleaseRequest {
     pub lease_secret: Option<String>,
     /// Hand the lease over: for a bounded time after this release ([`HANDOFF_MAX_MS`] at most)
     /// the grantor grants the resource to this holder only, and denies everyone else as if it
-    /// held it. Absent for a plain release.
+    /// held it. Absent for a plain release. Only a release that ends a live grant hands it over
+    /// (the rules: `crate::rules::handoff_ms`); a holder identity that is not valid, or the
+    /// releasing holder's own, is refused (`bad_holder`) and nothing is released.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hand_to: Option<String>,
 }
@@ -478,7 +480,8 @@ pub struct WatchReply {
     /// How long the current grant has left, by the grantor's clock.
     pub expires_in_ms: Option<u64>,
     /// The holder the resource was handed to ([`ReleaseRequest::hand_to`]) while the grantor
-    /// keeps it for that holder alone; `null` otherwise.
+    /// keeps it for that holder alone; absent otherwise. The preference running out is no
+    /// change of [`WatchReply::version`]: a watcher learns of it with its next reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handed_to: Option<String>,
 }
@@ -491,6 +494,11 @@ pub struct WatchReply {
 pub fn watch_version(counter: u64, live: bool) -> u64 {
     counter.saturating_mul(2).saturating_add(u64::from(!live))
 }
+
+/// The largest [`WatchReply::version`]: that of a resource whose counter reached [`MAX_TOKEN`]
+/// and whose last grant ended. A grantor refuses a [`WatchRequest::after`] past it as a bad
+/// token (`bad_token`), since no version it could ever report is larger.
+pub const MAX_WATCH_VERSION: u64 = 2 * MAX_TOKEN + 1;
 
 /// Why a grant or renewal reply is not acceptable. The client counts it as a failed attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1139,7 +1147,8 @@ pub enum ErrorCode {
     BadLeaseSecret,
     /// The request would act on a live claim without that claim's secret (or with a wrong one).
     BadClaimSecret,
-    /// The API key used up its request rate; `Retry-After` says when to try again.
+    /// The API key used up its request rate, or (on `/v1/watch`) the grantor has as many
+    /// watches open as it allows; `Retry-After` says when to try again.
     RateLimited,
     /// The request's headers or body did not arrive in time.
     RequestTimeout,

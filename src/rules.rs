@@ -17,7 +17,10 @@
 use core::time::Duration;
 
 use crate::core::replay::promised_ms;
-use crate::protocol::{GrantReply, ItemState, RenewRefusal, RenewReply, Token, MAX_TOKEN};
+use crate::protocol::{
+    is_valid_name, watch_version, GrantReply, ItemState, RenewRefusal, RenewReply, Token,
+    WatchReply, HANDOFF_MAX_MS, MAX_HOLDER_LEN, MAX_TOKEN, WATCH_MAX_WAIT_MS,
+};
 
 /// An instant on some grantor's clock: what an expiry and "now" are compared in. Each grantor
 /// uses its own kind (a monotonic [`std::time::Instant`], the database server's
@@ -199,10 +202,30 @@ pub fn grant(
     proves: impl FnOnce(u64) -> bool,
     duration_ms: u64,
 ) -> Result<GrantDecision, RuleError> {
+    grant_handed(counter, live, None, holder, proves, duration_ms)
+}
+
+/// [`grant`], for a resource that may have been handed over ([`Handoff`]): while the preference
+/// lasts, everyone but the holder it names is denied exactly as if that holder held the
+/// resource for the time the preference has left, and the named holder is granted at once under
+/// the next token. Any grant ends the preference (the grantor clears it when it records one).
+pub fn grant_handed(
+    counter: u64,
+    live: Option<LiveGrant<'_>>,
+    handoff: Option<Handoff<'_>>,
+    holder: &str,
+    proves: impl FnOnce(u64) -> bool,
+    duration_ms: u64,
+) -> Result<GrantDecision, RuleError> {
     if let Some(live) = live {
         if live.holder != holder || !proves(live.token) {
             return Ok(GrantDecision::Deny(denial(live)));
         }
+    } else if let Some(handoff) = handoff.filter(|h| h.to != holder) {
+        return Ok(GrantDecision::Deny(GrantReply::denied(
+            handoff.to.to_owned(),
+            expires_in_ms(handoff.remaining),
+        )));
     }
     let next = counter.saturating_add(1);
     if next > MAX_TOKEN {
@@ -282,6 +305,97 @@ pub fn release(held: bool, live: bool, proven: bool) -> Result<Ending, RuleError
         (true, false) => Ok(Ending::RanOut),
         (true, true) if proven => Ok(Ending::Ends),
         (true, true) => Err(RuleError::BadLeaseSecret),
+    }
+}
+
+/// A released resource kept for the holder it was handed to ([`crate::protocol::ReleaseRequest`]'s
+/// `handTo`), as a grantor records it while the preference lasts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handoff<'a> {
+    /// The holder the resource is kept for.
+    pub to: &'a str,
+    /// How long the preference has left, on the grantor's clock ([`time_left`]: zero at its
+    /// last instant, which still counts).
+    pub remaining: Duration,
+}
+
+/// Whether a release by `holder` may hand the resource to `hand_to`: a valid holder identity
+/// (as a grant's `holder` must be), and another holder than the releaser, who could simply keep
+/// the lease. Anything else is refused as a bad request, before anything is released.
+pub fn valid_hand_to(holder: &str, hand_to: &str) -> bool {
+    is_valid_name(hand_to, MAX_HOLDER_LEN) && hand_to != holder
+}
+
+/// How long, in ms, a release that hands the resource over keeps it for the named holder, given
+/// how the release turns out ([`release`]) and the released grant's duration as the grantor
+/// records it (the duration of its latest grant or renewal).
+///
+/// Only a release that ends a live grant hands anything over: one that ends nothing (not held,
+/// or it already ran out) records no preference, since the resource was not its to give. The
+/// preference lasts as long as the released grant's duration, and at most [`HANDOFF_MAX_MS`]:
+/// the releaser could have kept everyone else out that long by keeping the lease, so a named
+/// holder that never comes costs the others no more than a holder that crashed would have, and
+/// never more than [`HANDOFF_MAX_MS`].
+pub fn handoff_ms(ending: Ending, granted_ms: u64) -> Option<u64> {
+    (ending == Ending::Ends).then(|| granted_ms.clamp(1, HANDOFF_MAX_MS))
+}
+
+/// The reply to a watch of `resource` (`GET /v1/watch`): its version ([`watch_version`] of its
+/// token counter `counter` and whether `live` is a live grant), the live grant if any, and the
+/// holder it was handed to while that preference lasts. A live token past [`MAX_TOKEN`], which
+/// no grantor records, is [`RuleError::TokenExhausted`].
+pub fn watch_reply(
+    resource: &str,
+    counter: u64,
+    live: Option<LiveGrant<'_>>,
+    handoff: Option<Handoff<'_>>,
+) -> Result<WatchReply, RuleError> {
+    let token = live
+        .map(|l| Token::new(l.token).map_err(|_| RuleError::TokenExhausted))
+        .transpose()?;
+    Ok(WatchReply {
+        resource: resource.to_owned(),
+        version: watch_version(counter, live.is_some()),
+        holder: live.map(|l| l.holder.to_owned()),
+        token,
+        expires_in_ms: live.map(|l| expires_in_ms(l.remaining)),
+        // A grant ends the preference; a grantor that has not cleared it yet reports the grant.
+        handed_to: handoff.filter(|_| live.is_none()).map(|h| h.to.to_owned()),
+    })
+}
+
+/// How long a watch may be held open when it asks for `wait_ms`: [`WATCH_MAX_WAIT_MS`] when it
+/// does not say, and never longer.
+pub fn watch_wait(wait_ms: Option<u64>) -> Duration {
+    Duration::from_millis(wait_ms.map_or(WATCH_MAX_WAIT_MS, |w| w.min(WATCH_MAX_WAIT_MS)))
+}
+
+/// What a watch that saw `after` does with the state `reply` read now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchStep {
+    /// Answer with the state read: it is past `after` (or the watcher named no version).
+    Answer,
+    /// Wait for a change, for the rest of the wait at most; when the state read has a live
+    /// grant, also no longer than `recheck`, the moment its expiry has passed (expiry is a
+    /// change, but nothing signals it): then read again, since the grant may have been renewed
+    /// meanwhile, which is no change.
+    Wait {
+        /// When to read again even without a signal.
+        recheck: Option<Duration>,
+    },
+}
+
+/// Whether a watch that saw `after` answers with `reply` now or waits ([`WatchStep`]). A grant
+/// reported with `expiresInMs` of `n` is live up to `n` ms from the read (rounded up), and ran
+/// out one millisecond later.
+pub fn watch_step(after: Option<u64>, reply: &WatchReply) -> WatchStep {
+    if after != Some(reply.version) {
+        return WatchStep::Answer;
+    }
+    WatchStep::Wait {
+        recheck: reply
+            .expires_in_ms
+            .map(|ms| Duration::from_millis(ms.saturating_add(1))),
     }
 }
 
@@ -611,6 +725,140 @@ mod tests {
         assert_eq!(revoke(true, true), Ending::Ends);
         assert_eq!(revoke(true, false), Ending::RanOut);
         assert_eq!(revoke(false, true), Ending::NotHeld);
+    }
+
+    #[test]
+    fn a_handoff_keeps_the_resource_for_the_named_holder_only() {
+        let kept = Some(Handoff {
+            to: "b",
+            remaining: Duration::from_micros(2_000_300),
+        });
+        // Anyone else, the releaser included, is denied as if "b" held it for the time left.
+        for other in ["a", "c"] {
+            assert_eq!(
+                grant_handed(3, None, kept, other, |_| true, 1_000),
+                Ok(GrantDecision::Deny(GrantReply::denied("b".into(), 2_001))),
+                "{other}"
+            );
+        }
+        // The named holder is granted at once, under the next token.
+        assert_eq!(
+            grant_handed(3, None, kept, "b", |_| false, 1_000),
+            Ok(GrantDecision::Grant {
+                token: token(4),
+                kept_ms: 1_000,
+                reply: GrantReply::granted(token(4), 1_000),
+            })
+        );
+        // At its last instant it still counts.
+        let last = Some(Handoff {
+            to: "b",
+            remaining: Duration::ZERO,
+        });
+        assert_eq!(
+            grant_handed(3, None, last, "c", |_| true, 1_000),
+            Ok(GrantDecision::Deny(GrantReply::denied("b".into(), 1)))
+        );
+        // A live grant is denied as a live grant (a grantor clears the preference on granting).
+        assert_eq!(
+            grant_handed(4, live("b", 4, 500), kept, "c", |_| true, 1_000),
+            Ok(GrantDecision::Deny(GrantReply::denied("b".into(), 501)))
+        );
+        // Without a preference, grant_handed is grant.
+        assert_eq!(
+            grant_handed(3, None, None, "c", |_| true, 1_000),
+            grant(3, None, "c", |_| true, 1_000)
+        );
+    }
+
+    #[test]
+    fn a_handoff_lasts_the_released_grants_duration_at_most_the_bound() {
+        assert_eq!(handoff_ms(Ending::Ends, 3_000), Some(3_000));
+        assert_eq!(
+            handoff_ms(Ending::Ends, HANDOFF_MAX_MS + 1),
+            Some(HANDOFF_MAX_MS)
+        );
+        assert_eq!(handoff_ms(Ending::Ends, u64::MAX), Some(HANDOFF_MAX_MS));
+        // A release that ends nothing hands nothing over.
+        assert_eq!(handoff_ms(Ending::NotHeld, 3_000), None);
+        assert_eq!(handoff_ms(Ending::RanOut, 3_000), None);
+    }
+
+    #[test]
+    fn only_another_valid_holder_can_be_handed_to() {
+        assert!(valid_hand_to("a", "b"));
+        assert!(!valid_hand_to("a", "a"));
+        assert!(!valid_hand_to("a", ""));
+        assert!(!valid_hand_to("a", "b\tc"));
+        assert!(!valid_hand_to("a", &"b".repeat(MAX_HOLDER_LEN + 1)));
+        assert!(valid_hand_to("a", &"b".repeat(MAX_HOLDER_LEN)));
+    }
+
+    #[test]
+    fn a_watch_reports_the_version_the_grant_and_the_handoff() {
+        let held = watch_reply("r", 4, live("a", 4, 900), None).unwrap();
+        assert_eq!(
+            held,
+            WatchReply {
+                resource: "r".into(),
+                version: 8,
+                holder: Some("a".into()),
+                token: Some(token(4)),
+                expires_in_ms: Some(901),
+                handed_to: None,
+            }
+        );
+        let handed = Some(Handoff {
+            to: "b",
+            remaining: Duration::from_millis(5),
+        });
+        let released = watch_reply("r", 4, None, handed).unwrap();
+        assert_eq!(released.version, 9);
+        assert_eq!(released.holder, None);
+        assert_eq!(released.token, None);
+        assert_eq!(released.expires_in_ms, None);
+        assert_eq!(released.handed_to.as_deref(), Some("b"));
+        let never = watch_reply("r", 0, None, None).unwrap();
+        assert_eq!((never.version, never.handed_to), (1, None));
+        // The next grant is a larger version than the release before it.
+        assert!(
+            watch_reply("r", 5, live("b", 5, 1), handed)
+                .unwrap()
+                .version
+                > 9
+        );
+        assert_eq!(
+            watch_reply("r", 5, live("b", 5, 1), handed)
+                .unwrap()
+                .handed_to,
+            None
+        );
+    }
+
+    #[test]
+    fn a_watch_answers_a_new_version_and_waits_out_an_expiry() {
+        let held = watch_reply("r", 4, live("a", 4, 900), None).unwrap();
+        assert_eq!(watch_step(None, &held), WatchStep::Answer);
+        assert_eq!(watch_step(Some(7), &held), WatchStep::Answer);
+        assert_eq!(watch_step(Some(9), &held), WatchStep::Answer);
+        assert_eq!(
+            watch_step(Some(8), &held),
+            WatchStep::Wait {
+                recheck: Some(Duration::from_millis(902))
+            }
+        );
+        let free = watch_reply("r", 4, None, None).unwrap();
+        assert_eq!(
+            watch_step(Some(9), &free),
+            WatchStep::Wait { recheck: None }
+        );
+        assert_eq!(watch_wait(None), Duration::from_millis(WATCH_MAX_WAIT_MS));
+        assert_eq!(watch_wait(Some(0)), Duration::ZERO);
+        assert_eq!(watch_wait(Some(250)), Duration::from_millis(250));
+        assert_eq!(
+            watch_wait(Some(u64::MAX)),
+            Duration::from_millis(WATCH_MAX_WAIT_MS)
+        );
     }
 
     #[test]

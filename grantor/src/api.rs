@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use axum::extract::{Query, State};
+use axum::response::Response;
 use axum::Json;
 use serde_json::Value;
 use tenure::protocol::{
@@ -14,7 +15,7 @@ use tenure::protocol::{
     FencedWriteReply, FencedWriteRequest, GrantReplyWithSecret, GrantRequest, HeartbeatReply,
     HeartbeatRequest, ItemReply, ItemRequest, QueueStatsReply, QueueStatsRequest, ReleaseReply,
     ReleaseRequest, RenewReply, RenewRequest, RevokeReply, RevokeRequest, StatusReply,
-    StatusRequest, WithNextClaim,
+    StatusRequest, WatchRequest, WithNextClaim,
 };
 
 use crate::auth::{Admin, Caller};
@@ -34,6 +35,9 @@ pub async fn grant(
     let (resource, holder) = (req.resource.clone(), req.holder.clone());
     let reply = state.backend.grant(req).await?;
     state.metrics.grant(&resource, &holder, &reply);
+    if reply.granted {
+        state.watches.registry.changed(&resource);
+    }
     // A replay of this same request (same holder and requestId) gets the same token, and so the
     // same secret: a holder whose reply was lost still learns it.
     let lease_secret = reply
@@ -66,9 +70,12 @@ pub async fn release(
     ApiJson(req): ApiJson<ReleaseRequest>,
 ) -> Result<Json<ReleaseReply>, ApiError> {
     caller.check_resource(&req.resource)?;
-    let (resource, token) = (req.resource.clone(), req.token.get());
+    let (resource, token, handed) = (req.resource.clone(), req.token.get(), req.hand_to.is_some());
     let reply = state.backend.release(req).await?;
-    state.metrics.release(&resource, token, &reply);
+    state.metrics.release(&resource, token, &reply, handed);
+    if reply.released {
+        state.watches.registry.changed(&resource);
+    }
     Ok(Json(reply))
 }
 
@@ -101,6 +108,27 @@ async fn status(
     Ok(Json(reply))
 }
 
+/// `GET /v1/watch?resource=…&after=…&waitMs=…`: a long poll (see `watch.rs`).
+pub async fn watch_get(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: Result<Query<WatchRequest>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let req = status_query(query)?;
+    caller.check_resource(&req.resource)?;
+    crate::watch::watch(state, req).await
+}
+
+/// `POST /v1/watch`: the same, with a JSON body.
+pub async fn watch_post(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(req): ApiJson<WatchRequest>,
+) -> Result<Response, ApiError> {
+    caller.check_resource(&req.resource)?;
+    crate::watch::watch(state, req).await
+}
+
 /// `POST /v1/revoke`. [`Admin`] runs first, so an unauthorised caller learns nothing about the
 /// body's validity.
 pub async fn revoke(
@@ -112,6 +140,9 @@ pub async fn revoke(
     let (resource, started) = (req.resource.clone(), Instant::now());
     let revoked = state.backend.revoke(req.resource).await?;
     state.metrics.revoke(&resource, started, revoked);
+    if revoked {
+        state.watches.registry.changed(&resource);
+    }
     Ok(Json(RevokeReply { revoked }))
 }
 

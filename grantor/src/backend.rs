@@ -7,6 +7,7 @@ use tenure::protocol::{
     ClaimReply, ClaimRequest, CompleteReply, EnqueueReply, FailReply, FencedReadReply,
     FencedWriteReply, GrantReply, GrantRequest, HeartbeatReply, ItemReply, NewItem,
     QueueStatsReply, ReleaseReply, ReleaseRequest, RenewReply, RenewRequest, StatusReply, Token,
+    WatchReply,
 };
 
 use crate::postgres::PgStore;
@@ -149,6 +150,18 @@ impl Backend {
                     .await
             }
             Backend::Postgres(pg) => pg.status(&resource).await,
+        }
+    }
+
+    /// The state a watch of `resource` reports now, with its version.
+    pub async fn watch(&self, resource: String) -> Result<WatchReply, StoreError> {
+        match self {
+            Backend::Sqlite(writer) => {
+                writer
+                    .run(Urgency::Other, move |s| s.watch(&resource))
+                    .await
+            }
+            Backend::Postgres(pg) => pg.watch(&resource).await,
         }
     }
 

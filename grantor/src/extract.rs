@@ -10,11 +10,12 @@ use serde_json::Value;
 use tenure::protocol::{
     is_valid_name, ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, FailRequest,
     FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest, NextClaim,
-    QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, MAX_ATTEMPTS,
-    MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES, MAX_FENCED_PAYLOAD_BYTES,
+    QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, WatchRequest,
+    MAX_ATTEMPTS, MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES, MAX_FENCED_PAYLOAD_BYTES,
     MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES, MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN,
-    MAX_RESOURCE_LEN, MAX_RESULT_BYTES, MAX_TOKEN, MAX_WORKER_LEN,
+    MAX_RESOURCE_LEN, MAX_RESULT_BYTES, MAX_TOKEN, MAX_WATCH_VERSION, MAX_WORKER_LEN,
 };
+use tenure::rules;
 
 use crate::error::ApiError;
 
@@ -151,6 +152,20 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                 return Err(bad_duration(name));
             }
         }
+        // A watch's wait is clamped, not refused, when it is long; it must still be a whole
+        // number of ms.
+        if fields
+            .get("waitMs")
+            .is_some_and(|w| !w.is_null() && w.as_u64().is_none())
+        {
+            return Err(bad_wait());
+        }
+        if fields
+            .get("after")
+            .is_some_and(|a| !a.is_null() && a.as_u64().is_none_or(|a| a > MAX_WATCH_VERSION))
+        {
+            return Err(bad_after());
+        }
         if fields.get("itemId").is_some_and(|id| id.as_u64().is_none()) {
             return Err(bad_item_id());
         }
@@ -179,6 +194,20 @@ fn bad_duration(field: &str) -> ApiError {
     )
 }
 
+fn bad_wait() -> ApiError {
+    ApiError::new(
+        ErrorCode::BadDuration,
+        "waitMs must be a whole number of ms, 0 or more (longer waits are shortened)",
+    )
+}
+
+fn bad_after() -> ApiError {
+    ApiError::new(
+        ErrorCode::BadToken,
+        format!("after must be a watch version: an integer from 0 to {MAX_WATCH_VERSION}"),
+    )
+}
+
 fn bad_item_id() -> ApiError {
     ApiError::new(
         ErrorCode::BadItemId,
@@ -193,10 +222,10 @@ fn bad_token() -> ApiError {
     )
 }
 
-/// Parses the query string of `GET /v1/status`.
-pub fn status_query(
-    query: Result<Query<StatusRequest>, axum::extract::rejection::QueryRejection>,
-) -> Result<StatusRequest, ApiError> {
+/// Parses the query string of `GET /v1/status` or `GET /v1/watch`.
+pub fn status_query<T: DeserializeOwned + Validate>(
+    query: Result<Query<T>, axum::extract::rejection::QueryRejection>,
+) -> Result<T, ApiError> {
     let Query(request) = query.map_err(|rejection| {
         let message = rejection.body_text();
         let code = if message.contains("unknown field") {
@@ -295,7 +324,28 @@ impl Validate for RenewRequest {
 impl Validate for ReleaseRequest {
     fn validate(&self) -> Result<(), ApiError> {
         check_resource(&self.resource)?;
-        check_holder(&self.holder)
+        check_holder(&self.holder)?;
+        match &self.hand_to {
+            Some(to) if !rules::valid_hand_to(&self.holder, to) => Err(ApiError::new(
+                ErrorCode::BadHolder,
+                format!(
+                    "handTo must name another holder than the one releasing: 1 to \
+                     {MAX_HOLDER_LEN} bytes of printable ASCII"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Validate for WatchRequest {
+    fn validate(&self) -> Result<(), ApiError> {
+        check_resource(&self.resource)?;
+        // A query string's numbers are checked here; a body's already were, by `parse_body`.
+        match self.after {
+            Some(after) if after > MAX_WATCH_VERSION => Err(bad_after()),
+            _ => Ok(()),
+        }
     }
 }
 

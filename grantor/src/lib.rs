@@ -19,6 +19,7 @@ mod queues;
 mod records;
 mod secrets;
 mod store;
+mod watch;
 mod writer;
 
 use std::future::Future;
@@ -57,6 +58,8 @@ pub use crate::postgres::{PgStore, WallClock};
 pub use crate::records::{DurationLimits, StoreError, DEFAULT_MAX_ATTEMPTS};
 use crate::secrets::Secrets;
 pub use crate::store::{Clock, Store};
+use crate::watch::Watches;
+pub use crate::watch::DEFAULT_MAX_WATCHES;
 use crate::writer::Writer;
 
 /// How often grants that ran out are recorded as expired on disk.
@@ -116,11 +119,14 @@ pub struct Config {
     pub body_timeout: Duration,
     /// How many connections stay open, and how long a reply may wait for its reader.
     pub connections: ConnectionLimits,
+    /// How many watches (`/v1/watch` long polls) may be open at once; past that, a watch is
+    /// refused with `429 rate_limited` and `Retry-After`. Each holds a connection while it waits.
+    pub max_watches: usize,
 }
 
 impl Config {
     /// A configuration with the defaults: durations 500 ms to 10 min, no keys, the development
-    /// CORS origins, no static folder, the default timeouts.
+    /// CORS origins, no static folder, the default timeouts and limits.
     pub fn new(storage: Storage) -> Config {
         Config {
             storage,
@@ -132,6 +138,7 @@ impl Config {
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             connections: ConnectionLimits::default(),
+            max_watches: DEFAULT_MAX_WATCHES,
         }
     }
 }
@@ -308,12 +315,16 @@ pub struct AppState {
     header_timeout: Duration,
     body_timeout: Duration,
     connections: ConnectionLimits,
+    watches: Arc<Watches>,
 }
 
 impl AppState {
-    /// Opens the storage: for SQLite, loads the held grants; for PostgreSQL, connects and
-    /// creates the tables if they are missing.
+    /// Opens the storage: for SQLite, loads the held grants; for PostgreSQL, connects, creates
+    /// the tables if they are missing, and starts listening for other grantor processes'
+    /// changes (for watches).
     pub async fn open(config: &Config) -> Result<AppState, StoreError> {
+        let metrics = Arc::new(metrics::Metrics::default());
+        let watches = Arc::new(Watches::new(config.max_watches, metrics.clone()));
         let backend = match &config.storage {
             Storage::Sqlite(path) => {
                 let store =
@@ -327,6 +338,11 @@ impl AppState {
             }
             Storage::Postgres(pg) => {
                 let store = PgStore::open(pg, config.durations, config.max_attempts).await?;
+                let listener = tokio::spawn(postgres::listen(
+                    store.listen_config(),
+                    watches.registry.clone(),
+                ));
+                watches.set_listener(listener.abort_handle());
                 tracing::info!(
                     db = %postgres::describe(pg),
                     "database opened; expiry is judged on the database server's clock"
@@ -342,10 +358,11 @@ impl AppState {
             secrets,
             origins: Arc::new(OriginPolicy::new(&config.cors_origins)),
             static_dir: config.static_dir.clone(),
-            metrics: Arc::default(),
+            metrics,
             header_timeout: config.header_timeout,
             body_timeout: config.body_timeout,
             connections: config.connections,
+            watches,
         })
     }
 }
@@ -451,6 +468,7 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/v1/release", post(api::release))
         .route("/v1/status", get(api::status_get).post(api::status_post))
+        .route("/v1/watch", get(api::watch_get).post(api::watch_post))
         .route("/v1/revoke", post(api::revoke))
         .route("/v1/fenced/write", post(api::fenced_write))
         .route("/v1/fenced/read", post(api::fenced_read))
@@ -500,6 +518,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sweeper = tokio::spawn(sweep(state.clone()));
+    let watches = state.watches.clone();
     let header_timeout = state.header_timeout;
     let registry = Arc::new(connections::Registry::new(state.connections));
     let router = app(state);
@@ -568,6 +587,8 @@ pub async fn serve(
         });
     }
     drop(listener);
+    // Open watches answer now, with the state as it is, rather than hold the shutdown up.
+    watches.close();
     graceful.shutdown().await;
     sweeper.abort();
     Ok(())

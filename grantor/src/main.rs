@@ -149,6 +149,11 @@ struct ServeArgs {
     #[arg(long, default_value_t = tenure_grantor::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     max_connections_per_address: usize,
+    /// Watches (`/v1/watch` long polls) open at once; past that, a watch is refused with 429
+    /// and Retry-After. Each holds a connection while it waits.
+    #[arg(long, default_value_t = tenure_grantor::DEFAULT_MAX_WATCHES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1_000_000))]
+    max_watches: usize,
     /// How long a reply may wait for a peer that does not read it before the connection is
     /// closed.
     #[arg(long, default_value_t = 10_000,
@@ -300,6 +305,7 @@ fn run(args: ServeArgs) -> Result<(), String> {
             max_per_address: args.max_connections_per_address,
             write_stall: Duration::from_millis(args.write_stall_timeout_ms),
         },
+        max_watches: args.max_watches,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -112,6 +112,9 @@ pub struct Metrics {
     failures: AtomicU64,
     renew_batches: AtomicU64,
     renew_batch_elements: AtomicU64,
+    handoffs: AtomicU64,
+    watches_open: AtomicU64,
+    watch_refusals: AtomicU64,
     held: Mutex<HeldLeases>,
     routes: RwLock<HashMap<Box<str>, Arc<RouteStats>>>,
 }
@@ -133,6 +136,9 @@ impl Default for Metrics {
             failures: AtomicU64::new(0),
             renew_batches: AtomicU64::new(0),
             renew_batch_elements: AtomicU64::new(0),
+            handoffs: AtomicU64::new(0),
+            watches_open: AtomicU64::new(0),
+            watch_refusals: AtomicU64::new(0),
             held: Mutex::new(HeldLeases {
                 by_resource: HashMap::new(),
                 last_check: Instant::now(),
@@ -214,12 +220,16 @@ impl Metrics {
         }
     }
 
-    /// Records a `/v1/release` reply for the grant of `resource` with `token`.
-    pub(crate) fn release(&self, resource: &str, token: u64, reply: &ReleaseReply) {
+    /// Records a `/v1/release` reply for the grant of `resource` with `token`; `handed` says
+    /// whether the release named a holder to hand the resource to.
+    pub(crate) fn release(&self, resource: &str, token: u64, reply: &ReleaseReply, handed: bool) {
         if !reply.released {
             return;
         }
         bump(&self.releases);
+        if handed {
+            bump(&self.handoffs);
+        }
         let mut held = self.held_leases(Instant::now());
         if held
             .by_resource
@@ -283,6 +293,21 @@ impl Metrics {
         );
     }
 
+    /// Records a watch that began waiting.
+    pub(crate) fn watch_opened(&self) {
+        bump(&self.watches_open);
+    }
+
+    /// Records a watch that ended, however it ended.
+    pub(crate) fn watch_closed(&self) {
+        self.watches_open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Records a watch refused because the limit of open watches was reached.
+    pub(crate) fn watch_refused(&self) {
+        bump(&self.watch_refusals);
+    }
+
     /// Records one HTTP request: its route (`None` when it matched none), status and latency.
     fn http(&self, route: Option<&str>, status: StatusCode, elapsed: Duration) {
         let route = route.unwrap_or(OTHER_ROUTE);
@@ -342,18 +367,20 @@ impl Metrics {
             held.by_resource.len()
         };
         let mut out = String::with_capacity(8 * 1024);
-        let counters: [(&str, &str, &AtomicU64); 11] = [
+        let counters: [(&str, &str, &AtomicU64); 13] = [
             ("grants_total", "Grant requests answered with a grant (a retry answered from the idempotency record counts again).", &self.grants),
             ("grant_denials_total", "Grant requests denied because another holder holds the lease.", &self.denials),
             ("renewals_total", "Renewal requests answered with a renewal (retries included).", &self.renewals),
             ("renew_batches_total", "Batches of renewals answered (each renewal in one also counts in renewals_total or renewal_refusals_total).", &self.renew_batches),
             ("renew_batch_elements_total", "Renewals that arrived in batches, whatever their outcome.", &self.renew_batch_elements),
             ("releases_total", "Releases that ended a live grant.", &self.releases),
+            ("handoffs_total", "Releases that ended a live grant and handed the resource to another holder.", &self.handoffs),
             ("expiries_total", "Grants whose duration passed without a renewal, release or revocation.", &self.expiries),
             ("revocations_total", "Revocations that ended a live grant.", &self.revocations),
             ("queue_claims_total", "Work items claimed.", &self.claims),
             ("queue_completions_total", "Completions acknowledged (a retried completion counts again).", &self.completions),
             ("queue_failures_total", "Failed attempts acknowledged (a retried report counts again).", &self.failures),
+            ("watch_refusals_total", "Watches refused because the limit of open watches was reached.", &self.watch_refusals),
         ];
         for (name, help, value) in counters {
             header(&mut out, name, help, "counter");
@@ -399,6 +426,18 @@ impl Metrics {
             "gauge",
         );
         let _ = writeln!(out, "tenure_grantor_leases_held {held}");
+
+        header(
+            &mut out,
+            "watches_open",
+            "Watches (long polls on /v1/watch) open now.",
+            "gauge",
+        );
+        let _ = writeln!(
+            out,
+            "tenure_grantor_watches_open {}",
+            read(&self.watches_open)
+        );
 
         let mut routes: Vec<(Box<str>, Arc<RouteStats>)> = self
             .routes

@@ -146,7 +146,7 @@ impl ItemRow {
 
 impl Store {
     /// Microseconds on this process's monotonic clock since the database was opened.
-    fn queue_now(&self) -> i64 {
+    pub(crate) fn queue_now(&self) -> i64 {
         let elapsed = self.now().saturating_duration_since(self.queue_epoch);
         i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX)
     }

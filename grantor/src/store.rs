@@ -37,10 +37,10 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use tenure::protocol::{
     FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
-    RenewReply, RenewRequest, StatusReply, Token, MAX_REQUEST_DURATION_MS,
+    RenewReply, RenewRequest, StatusReply, Token, WatchReply, MAX_REQUEST_DURATION_MS,
 };
 
-use tenure::rules::{self, Ending, GrantDecision, LeaseState, LiveGrant, Recorded};
+use tenure::rules::{self, Ending, GrantDecision, Handoff, LeaseState, LiveGrant, Recorded};
 
 use crate::records::{
     from_i64, to_i64, to_json, token, DurationLimits, StoreError, DEFAULT_MAX_ATTEMPTS,
@@ -58,7 +58,19 @@ const PRUNE_EVERY: u32 = 64;
 const ENDED_RENEWALS_KEPT: usize = 65_536;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
+
+/// What version 2 adds to a database of version 1 (or to the tables [`SCHEMA`] just created):
+/// a released resource kept for the holder it was handed to.
+const MIGRATE_TO_2: &str = "
+-- The holder a release handed the resource to, while the grantor keeps it for that holder.
+ALTER TABLE leases ADD COLUMN handed_to TEXT;
+-- How long the preference lasts, in ms: after a restart it is kept this long again.
+ALTER TABLE leases ADD COLUMN handoff_ms INTEGER;
+-- When it ends, in microseconds of this process's monotonic clock since it opened the database
+-- (as work_items.claim_expires_at). Rebased on every open.
+ALTER TABLE leases ADD COLUMN handoff_until INTEGER;
+";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS leases (
@@ -137,11 +149,17 @@ CREATE INDEX IF NOT EXISTS work_items_claims ON work_items (claim_expires_at)
 ";
 
 /// Every claim recorded as live is held for its full duration from `epoch`, the start of this
-/// process's clock: the previous process's expiries are meaningless now.
+/// process's clock: the previous process's expiries are meaningless now. So is every handoff
+/// preference, kept for its full duration from `epoch` too (a preference kept longer only delays
+/// the others; ending it early could let one in before the named holder).
 pub(crate) fn rebase_claims(conn: &mut Connection) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let rebased = tx.execute(
         "UPDATE work_items SET claim_expires_at = claim_ms * 1000 WHERE state = 'claimed'",
+        [],
+    )?;
+    tx.execute(
+        "UPDATE leases SET handoff_until = handoff_ms * 1000 WHERE handed_to IS NOT NULL",
         [],
     )?;
     tx.commit()?;
@@ -157,9 +175,21 @@ struct LeaseRow {
     state: LeaseState,
     revoked_token: Option<u64>,
     revoked_holder: Option<String>,
+    /// The holder a release handed the resource to, and when that preference ends (µs on the
+    /// queue clock, [`Store::queue_now`]).
+    handoff: Option<(String, i64)>,
 }
 
 impl LeaseRow {
+    /// The handoff preference, if it still lasts at `now_us` (µs on the queue clock).
+    fn handoff(&self, now_us: i64) -> Option<Handoff<'_>> {
+        let (to, until) = self.handoff.as_ref()?;
+        Some(Handoff {
+            to,
+            remaining: rules::time_left(*until, now_us)?,
+        })
+    }
+
     /// The row as the shared renewal rule reads it.
     fn recorded(&self) -> Recorded<'_> {
         Recorded {
@@ -232,6 +262,9 @@ impl Store {
         }
         tx.execute_batch(SCHEMA)?;
         tx.execute_batch(QUEUE_SCHEMA)?;
+        if version < 2 {
+            tx.execute_batch(MIGRATE_TO_2)?;
+        }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         let fresh = secrets::new_server_key().map_err(StoreError::Corrupt)?;
         tx.execute(
@@ -346,11 +379,13 @@ impl Store {
         let now = self.now();
         let row = lease_row(&self.conn, &req.resource)?;
         let live = self.live_grant(row.as_ref(), &req.resource, now);
+        let handoff = row.as_ref().and_then(|r| r.handoff(self.queue_now()));
         let duration_ms = self.limits.clamp(req.duration_ms);
         let counter = row.as_ref().map_or(0, |r| r.token);
-        let decision = rules::grant(
+        let decision = rules::grant_handed(
             counter,
             live,
+            handoff,
             &req.holder,
             |token| proof.proves(token),
             duration_ms,
@@ -370,7 +405,10 @@ impl Store {
                             token = excluded.token,
                             holder = excluded.holder,
                             duration_ms = excluded.duration_ms,
-                            state = 'held'",
+                            state = 'held',
+                            handed_to = NULL,
+                            handoff_ms = NULL,
+                            handoff_until = NULL",
                     )?
                     .execute(params![
                         req.resource,
@@ -503,22 +541,42 @@ impl Store {
             .secrets
             .lease_proof(&req.resource, req.lease_secret.clone())
             .proves(req.token.get());
+        let ending = rules::release(held, live, proven)?;
+        // Only a release that ends the live grant can hand the resource over.
+        let handoff = req.hand_to.as_deref().and_then(|to| {
+            let granted_ms = row.as_ref().map_or(0, |r| r.duration_ms);
+            rules::handoff_ms(ending, granted_ms).map(|ms| (to, ms))
+        });
         // A grant that already ran out is recorded as expired: its holder did not give it back.
-        let (ended, live) = match rules::release(held, live, proven)? {
+        let (ended, live) = match ending {
             Ending::NotHeld => return Ok(ReleaseReply { released: false }),
             Ending::RanOut => (LeaseState::Expired, false),
             Ending::Ends => (LeaseState::Released, true),
         };
         let ended = ended.as_str();
+        let until = handoff.map(|(_, ms)| {
+            self.queue_now()
+                .saturating_add(to_i64(ms).saturating_mul(1000))
+        });
         self.conn
-            .prepare_cached("UPDATE leases SET state = ?2 WHERE resource = ?1")?
-            .execute(params![req.resource, ended])?;
+            .prepare_cached(
+                "UPDATE leases SET state = ?2, handed_to = ?3, handoff_ms = ?4, handoff_until = ?5
+                 WHERE resource = ?1",
+            )?
+            .execute(params![
+                req.resource,
+                ended,
+                handoff.map(|(to, _)| to),
+                handoff.map(|(_, ms)| to_i64(ms)),
+                until
+            ])?;
         self.stage(&req.resource, None);
         tracing::info!(
             resource = %req.resource,
             holder = %req.holder,
             token = req.token.get(),
             ended,
+            handed_to = handoff.map(|(to, _)| to),
             "released"
         );
         Ok(ReleaseReply { released: live })
@@ -569,6 +627,16 @@ impl Store {
             reply.expires_in_ms = Some(rules::expires_in_ms(live.remaining));
         }
         Ok(reply)
+    }
+
+    /// What a watch of `resource` reports now: its version, its live grant, and the holder it
+    /// was handed to while that lasts.
+    pub fn watch(&self, resource: &str) -> Result<WatchReply, StoreError> {
+        let row = lease_row(&self.conn, resource)?;
+        let live = self.live_grant(row.as_ref(), resource, self.now());
+        let handoff = row.as_ref().and_then(|r| r.handoff(self.queue_now()));
+        let counter = row.as_ref().map_or(0, |r| r.token);
+        Ok(rules::watch_reply(resource, counter, live, handoff)?)
     }
 
     /// Records every grant that ran out as expired, so that a restart does not hold it again.
@@ -935,21 +1003,29 @@ fn without_renew_secret(req: &RenewRequest) -> RenewRequest {
 fn lease_row(conn: &Connection, resource: &str) -> Result<Option<LeaseRow>, StoreError> {
     let row = conn
         .prepare_cached(
-            "SELECT token, holder, duration_ms, state, revoked_token, revoked_holder
+            "SELECT token, holder, duration_ms, state, revoked_token, revoked_holder,
+                    handed_to, handoff_until
              FROM leases WHERE resource = ?1",
         )?
         .query_row(params![resource], |r| {
             Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, Option<i64>>(4)?,
-                r.get::<_, Option<String>>(5)?,
+                (
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, String>(3)?,
+                ),
+                (r.get::<_, Option<i64>>(4)?, r.get::<_, Option<String>>(5)?),
+                (r.get::<_, Option<String>>(6)?, r.get::<_, Option<i64>>(7)?),
             ))
         })
         .optional()?;
-    let Some((token, holder, duration_ms, state, revoked_token, revoked_holder)) = row else {
+    let Some((
+        (token, holder, duration_ms, state),
+        (revoked_token, revoked_holder),
+        (handed_to, handoff_until),
+    )) = row
+    else {
         return Ok(None);
     };
     Ok(Some(LeaseRow {
@@ -960,6 +1036,7 @@ fn lease_row(conn: &Connection, resource: &str) -> Result<Option<LeaseRow>, Stor
             .ok_or_else(|| StoreError::Corrupt(format!("lease state {state}")))?,
         revoked_token: revoked_token.map(from_i64).transpose()?,
         revoked_holder,
+        handoff: handed_to.zip(handoff_until),
     }))
 }
 
@@ -1102,6 +1179,48 @@ mod tests {
         assert_eq!(store.held_count(), 0);
         let next = store.run(|s| s.grant(&grant("b", "1", 1_000))).unwrap();
         assert_eq!(next.token.unwrap().get(), 2);
+    }
+
+    #[test]
+    fn a_version_1_database_opens_and_gains_handoffs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("leases.db");
+        {
+            // A database as a grantor of schema version 1 left it, with a held grant.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA).unwrap();
+            conn.execute_batch(QUEUE_SCHEMA).unwrap();
+            conn.execute_batch(
+                "INSERT INTO leases (resource, token, holder, duration_ms, state)
+                 VALUES ('r', 7, 'a', 50000, 'held');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let limits = DurationLimits::new(1, 60_000).unwrap();
+        let mut store = Store::open(&path, limits).unwrap();
+        let version: i64 = store
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(store.status("r").unwrap().token.unwrap().get(), 7);
+        let release = ReleaseRequest {
+            resource: "r".into(),
+            holder: "a".into(),
+            token: Token::new(7).unwrap(),
+            lease_secret: Some(store.secrets.lease("r", 7)),
+            hand_to: Some("b".into()),
+        };
+        assert!(store.run(|s| s.release(&release)).unwrap().released);
+        let denied = store.run(|s| s.grant(&grant("c", "1", 1_000))).unwrap();
+        assert_eq!(denied.holder.as_deref(), Some("b"));
+        drop(store);
+        // Reopened, the preference is kept again, for its full duration.
+        let mut store = Store::open(&path, limits).unwrap();
+        assert_eq!(store.watch("r").unwrap().handed_to.as_deref(), Some("b"));
+        let handed = store.run(|s| s.grant(&grant("b", "1", 1_000))).unwrap();
+        assert_eq!(handed.token.unwrap().get(), 8);
     }
 
     #[test]

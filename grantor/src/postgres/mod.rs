@@ -22,7 +22,11 @@
 //! held, and uses that instant for every comparison and every new expiry.
 
 mod groups;
+mod listen;
 mod queues;
+
+pub(crate) use self::listen::listen;
+use self::listen::NOTIFY;
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -37,7 +41,7 @@ use deadpool_postgres::{
 };
 use tenure::protocol::{
     FencedReadReply, FencedWriteReply, GrantReply, GrantRequest, ReleaseReply, ReleaseRequest,
-    RenewReply, RenewRequest, StatusReply, Token,
+    RenewReply, RenewRequest, StatusReply, Token, WatchReply,
 };
 use tokio_postgres::config::Host;
 use tokio_postgres::error::SqlState;
@@ -45,15 +49,16 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
 use self::groups::RenewalGroups;
-use tenure::rules::{self, Ending, GrantDecision, LeaseState, LiveGrant, Recorded};
+use tenure::rules::{self, Ending, GrantDecision, Handoff, LeaseState, LiveGrant, Recorded};
 
 use crate::records::{
     from_i64, to_i64, to_json, token, DurationLimits, StoreError, OUTCOMES_KEPT_PER_RESOURCE,
 };
 use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
 
-/// The schema version this build writes.
-const SCHEMA_VERSION: i32 = 1;
+/// The schema version this build writes: 2 keeps a released resource for the holder it was
+/// handed to, which a grantor of version 1 would ignore.
+const SCHEMA_VERSION: i32 = 2;
 
 /// The advisory lock that serialises schema creation, so grantors starting together do not
 /// race on `CREATE TABLE IF NOT EXISTS` (which is not safe against itself). "tenure" in ASCII.
@@ -113,6 +118,11 @@ CREATE TABLE IF NOT EXISTS lease_registry (
 -- costs no statement of its own (renewal outcomes are not kept in lease_outcomes).
 ALTER TABLE lease_registry ADD COLUMN IF NOT EXISTS last_renewal TEXT;
 
+-- Version 2: the holder a release handed the resource to, and when the grantor stops keeping it
+-- for that holder alone (database clock). Cleared by the next grant.
+ALTER TABLE lease_registry ADD COLUMN IF NOT EXISTS handed_to TEXT;
+ALTER TABLE lease_registry ADD COLUMN IF NOT EXISTS handoff_until TIMESTAMPTZ;
+
 CREATE TABLE IF NOT EXISTS lease_outcomes (
     seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     resource   TEXT NOT NULL,
@@ -153,7 +163,9 @@ SET holder_id   = $2,
     state       = 'held',
     duration_ms = $3::bigint,
     granted_at  = $4::timestamptz,
-    expires_at  = $4::timestamptz + $5::bigint * INTERVAL '1 millisecond'
+    expires_at  = $4::timestamptz + $5::bigint * INTERVAL '1 millisecond',
+    handed_to   = NULL,
+    handoff_until = NULL
 WHERE resource = $1
 RETURNING token";
 
@@ -238,6 +250,10 @@ struct LeaseRow {
     revoked_holder: Option<String>,
     /// The latest successful renewal, as JSON [`LatestRenewal`].
     last_renewal: Option<String>,
+    /// The duration of the latest grant or renewal, in ms.
+    duration_ms: Option<u64>,
+    /// The holder a release handed the resource to, and when that preference ends.
+    handoff: Option<(String, SystemTime)>,
 }
 
 /// The latest successful renewal of a lease, kept in its row for answering a retry of it: a
@@ -255,8 +271,11 @@ struct LatestRenewal {
 }
 
 impl LeaseRow {
-    const COLUMNS: &'static str =
-        "token, holder_id, state, expires_at, revoked_token, revoked_holder, last_renewal";
+    const COLUMNS: &'static str = "token, holder_id, state, expires_at, revoked_token, \
+         revoked_holder, last_renewal, duration_ms, handed_to, handoff_until";
+
+    /// How many columns [`LeaseRow::COLUMNS`] names: a statement's next column is at this index.
+    const WIDTH: usize = 10;
 
     fn read(row: &Row) -> Result<LeaseRow, StoreError> {
         Ok(LeaseRow {
@@ -274,6 +293,22 @@ impl LeaseRow {
                 .transpose()?,
             revoked_holder: row.try_get(5)?,
             last_renewal: row.try_get(6)?,
+            duration_ms: row
+                .try_get::<_, Option<i64>>(7)?
+                .map(from_i64)
+                .transpose()?,
+            handoff: row
+                .try_get::<_, Option<String>>(8)?
+                .zip(row.try_get::<_, Option<SystemTime>>(9)?),
+        })
+    }
+
+    /// The handoff preference, if it still lasts at `now`.
+    fn handoff(&self, now: SystemTime) -> Option<Handoff<'_>> {
+        let (to, until) = self.handoff.as_ref()?;
+        Some(Handoff {
+            to,
+            remaining: rules::time_left(*until, now)?,
         })
     }
 
@@ -317,6 +352,8 @@ pub struct PgStore {
     /// The clock the lease decisions read instead of the database's, if any
     /// ([`PgStore::with_clock`]).
     clock: Option<WallClock>,
+    /// Where the watch signals' `LISTEN` connection connects ([`listen`]).
+    listen_config: Arc<tokio_postgres::Config>,
 }
 
 /// A clock a test moves by hand, read instead of the database server's clock.
@@ -330,6 +367,7 @@ impl PgStore {
         limits: DurationLimits,
         max_attempts: u32,
     ) -> Result<PgStore, StoreError> {
+        let listen_config = Arc::new(listen::config(config));
         let mut config = config.clone();
         let options = match config.get_options() {
             Some(own) if !own.trim().is_empty() => format!("{own} {SESSION_OPTIONS}"),
@@ -364,6 +402,7 @@ impl PgStore {
             secrets: Secrets::new(key),
             renewal_groups: None,
             clock: None,
+            listen_config,
         };
         store.renewal_groups = Some(RenewalGroups::start(store.clone()));
         Ok(store)
@@ -391,6 +430,11 @@ impl PgStore {
     /// holder.
     pub fn lease_secret(&self, resource: &str, token: u64) -> String {
         self.secrets.lease(resource, token)
+    }
+
+    /// Where the watch signals' `LISTEN` connection connects ([`listen`]).
+    pub(crate) fn listen_config(&self) -> Arc<tokio_postgres::Config> {
+        self.listen_config.clone()
     }
 
     async fn client(&self) -> Result<Object, StoreError> {
@@ -644,7 +688,7 @@ impl PgStore {
             let now = self
                 .clock
                 .as_ref()
-                .map_or_else(|| row.try_get(7), |clock| Ok(clock()))?;
+                .map_or_else(|| row.try_get(LeaseRow::WIDTH), |clock| Ok(clock()))?;
             if let Some(live) = lease.live_grant(now) {
                 reply.token = Some(token(live.token)?);
                 reply.holder = Some(live.holder.to_owned());
@@ -652,6 +696,32 @@ impl PgStore {
             }
         }
         Ok(reply)
+    }
+
+    /// What a watch of `resource` reports now, by the database clock: its version, its live
+    /// grant, and the holder it was handed to while that lasts.
+    pub async fn watch(&self, resource: &str) -> Result<WatchReply, StoreError> {
+        let client = self.client().await?;
+        let statement = client
+            .prepare_cached(&format!(
+                "SELECT {}, statement_timestamp() FROM lease_registry WHERE resource = $1",
+                LeaseRow::COLUMNS
+            ))
+            .await?;
+        let Some(row) = client.query_opt(&statement, &[&resource]).await? else {
+            return Ok(rules::watch_reply(resource, 0, None, None)?);
+        };
+        let lease = LeaseRow::read(&row)?;
+        let now = self
+            .clock
+            .as_ref()
+            .map_or_else(|| row.try_get(LeaseRow::WIDTH), |clock| Ok(clock()))?;
+        Ok(rules::watch_reply(
+            resource,
+            lease.token,
+            lease.live_grant(now),
+            lease.handoff(now),
+        )?)
     }
 
     /// The design's fenced write: stores `payload` unless a larger token already wrote.
@@ -763,9 +833,10 @@ async fn grant_in(
             lease.live_grant(now),
         ));
     }
-    let decision = rules::grant(
+    let decision = rules::grant_handed(
         lease.token,
         lease.live_grant(now),
+        lease.handoff(now),
         &req.holder,
         |token| proof.proves(token),
         duration_ms,
@@ -774,19 +845,31 @@ async fn grant_in(
         GrantDecision::Deny(reply) => reply,
         GrantDecision::Grant { kept_ms, reply, .. } => {
             // The row is locked: the token the rules numbered is the one the update writes.
-            query_opt(
-                tx,
-                GRANT,
-                &[
-                    &req.resource,
-                    &req.holder,
-                    &to_i64(duration_ms),
-                    &now,
-                    &to_i64(kept_ms),
-                ],
-            )
-            .await?
-            .ok_or_else(|| StoreError::Corrupt(format!("no lease row for {}", req.resource)))?;
+            let [granted, _] = take(
+                tx.pipeline(
+                    &[
+                        (
+                            GRANT,
+                            &[
+                                &req.resource,
+                                &req.holder,
+                                &to_i64(duration_ms),
+                                &now,
+                                &to_i64(kept_ms),
+                            ],
+                        ),
+                        (NOTIFY, &[&req.resource]),
+                    ],
+                    false,
+                )
+                .await?,
+            )?;
+            if granted.is_empty() {
+                return Err(StoreError::Corrupt(format!(
+                    "no lease row for {}",
+                    req.resource
+                )));
+            }
             reply
         }
     };
@@ -910,7 +993,10 @@ async fn renew_batch_in(
     )?;
     let mut leases = HashMap::with_capacity(resources.len());
     for row in &locked {
-        leases.insert(row.try_get::<_, String>(7)?, LeaseRow::read(row)?);
+        leases.insert(
+            row.try_get::<_, String>(LeaseRow::WIDTH)?,
+            LeaseRow::read(row)?,
+        );
     }
     // Outcomes in the database are those of grants (an id reused for a renewal is refused) and
     // of renewals by grantors before this build; then what this process remembers.
@@ -1014,15 +1100,26 @@ async fn release_in(tx: &Tx, req: ReleaseRequest, proven: bool) -> Result<bool, 
         && lease.holder.as_deref() == Some(req.holder.as_str());
     // A grant that ran out stays as it is: it already reads as expired, and its holder did not
     // give it back in time.
-    match rules::release(held, lease.live_for(now).is_some(), proven)? {
-        Ending::NotHeld | Ending::RanOut => return Ok(false),
-        Ending::Ends => {}
+    let ending = rules::release(held, lease.live_for(now).is_some(), proven)?;
+    if ending != Ending::Ends {
+        return Ok(false);
     }
+    let handoff = req.hand_to.as_deref().and_then(|to| {
+        let granted_ms = lease.duration_ms.unwrap_or(0);
+        rules::handoff_ms(ending, granted_ms).map(|ms| (to, now + Duration::from_millis(ms)))
+    });
+    let (handed_to, until) = (handoff.map(|(to, _)| to), handoff.map(|(_, until)| until));
     tx.pipeline(
-        &[(
-            "UPDATE lease_registry SET state = 'released', expires_at = NULL WHERE resource = $1",
-            &[&req.resource],
-        )],
+        &[
+            (
+                "UPDATE lease_registry
+                 SET state = 'released', expires_at = NULL, handed_to = $2,
+                     handoff_until = $3::timestamptz
+                 WHERE resource = $1",
+                &[&req.resource, &handed_to, &until],
+            ),
+            (NOTIFY, &[&req.resource]),
+        ],
         true,
     )
     .await?;
@@ -1041,13 +1138,16 @@ async fn revoke_in(tx: &Tx, resource: String) -> Result<bool, StoreError> {
         return Ok(false);
     }
     tx.pipeline(
-        &[(
-            "UPDATE lease_registry
-             SET state = 'revoked', expires_at = NULL, revoked_token = token,
-                 revoked_holder = holder_id
-             WHERE resource = $1",
-            &[&resource],
-        )],
+        &[
+            (
+                "UPDATE lease_registry
+                 SET state = 'revoked', expires_at = NULL, revoked_token = token,
+                     revoked_holder = holder_id
+                 WHERE resource = $1",
+                &[&resource],
+            ),
+            (NOTIFY, &[&resource]),
+        ],
         true,
     )
     .await?;

@@ -156,11 +156,21 @@ impl Server {
     /// Starts a grantor on a fresh database of `backend`, after letting `configure` adjust the
     /// config.
     pub async fn start_on(backend: Backend, configure: impl FnOnce(&mut Config)) -> Server {
-        let dir = tempfile::tempdir().unwrap();
         let postgres_url = match backend {
             Backend::Sqlite => None,
             Backend::Postgres => Some(postgres::shared().fresh_database().await),
         };
+        Server::start_with(postgres_url, configure).await
+    }
+
+    /// Starts a grantor on the PostgreSQL database at `postgres_url` (which other grantors may
+    /// share), or on a fresh SQLite database without one, after letting `configure` adjust the
+    /// config.
+    pub async fn start_with(
+        postgres_url: Option<String>,
+        configure: impl FnOnce(&mut Config),
+    ) -> Server {
+        let dir = tempfile::tempdir().unwrap();
         let storage = match &postgres_url {
             None => Storage::Sqlite(dir.path().join("leases.db")),
             Some(url) => Storage::Postgres(Box::new(url.parse().unwrap())),
