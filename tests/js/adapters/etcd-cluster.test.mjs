@@ -11,7 +11,7 @@
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { EtcdGrantor, LeaseHolder } from "tenure";
-import { startEtcdCluster } from "../support/etcd-cluster.mjs";
+import { keyHistory, startEtcdCluster } from "../support/etcd-cluster.mjs";
 import { b64, lockKey, unb64 } from "../support/etcd.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -82,6 +82,9 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
   it("keeps one believer per resource, within etcd's hold, through two leader kills", async () => {
     const started = now();
     const at = (t) => Math.round(t - started);
+    // etcd's history from here on is the record of every change (nothing is compacted).
+    const { reply: head } = await onLive("/v3/kv/range", { key: b64("none") }, 5_000);
+    const fromRevision = Number(head.header.revision) + 1;
     const log = [];
     const note = (what) => log.push(`${at(now())} ms: ${what}`);
 
@@ -292,8 +295,9 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
     const watching = monitor();
     // WATCH: once EtcdGrantor.observe exists, start here one watcher per resource (through all
     // three endpoints, like the holders) and record every change it reports with its token; after
-    // the run, check that each watcher reported every grant of its resource that `grants` lists
-    // (etcd's own view), exactly once, in token order, across both kills.
+    // the run, check that each watcher reported every change of its resource's key that
+    // `lockHistory` lists (etcd's own history: each grant's create, each release's or expiry's
+    // delete), exactly once, in token order, across both kills.
     try {
       await sleep(3_000);
       for (const round of [1, 2]) {
@@ -329,6 +333,18 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
       await sleep(300);
       monitoring = false;
       await watching;
+    }
+
+    // etcd's own history of each resource's key and of its fenced data, read on a running member.
+    const history = async (key) => {
+      const member = cluster.members.find((m) => m.alive);
+      return keyHistory(member.url, key, fromRevision);
+    };
+    const lockHistory = {};
+    const dataHistory = {};
+    for (const resource of RESOURCES) {
+      lockHistory[resource] = await history(lockKey(resource));
+      dataHistory[resource] = await history(`data/${resource}`);
     }
 
     // ---- Figures. ----
@@ -384,6 +400,8 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
       renewalFailureKinds: failureKinds,
       foreverTtlReadings: foreverReadings,
       ttlSamples: [...grants.values()].reduce((n, g) => n + g.ttls.length, 0),
+      keyChanges: Object.fromEntries(RESOURCES.map((r) => [r, lockHistory[r].length])),
+      dataWrites: Object.fromEntries(RESOURCES.map((r) => [r, dataHistory[r].length])),
       log,
     };
     console.log(`etcd cluster figures: ${JSON.stringify(figures)}`);
@@ -408,6 +426,9 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
     // that showed its key gone (etcd's own view, read on a running member), and every grant the
     // holders had is one etcd had.
     for (const hold of holds) {
+      const created = lockHistory[hold.resource].find((c) => c.type === "PUT" && c.createRevision === hold.token);
+      assert.ok(created !== undefined && created.modRevision === hold.token, `token ${hold.token} is no create of ${hold.resource}'s key`);
+      assert.equal(created.value, hold.holder, `token ${hold.token}: the key named ${created.value}`);
       const grant = grants.get(hold.token);
       assert.ok(grant !== undefined, `etcd was never seen holding token ${hold.token} (${hold.holder})`);
       assert.equal(grant.holder, hold.holder, `token ${hold.token}`);
@@ -436,9 +457,27 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
       assert.ok(k.after.probe >= k.before.probe, `round ${k.round}: the probe lease's TTL went from ${k.before.probe} to ${k.after.probe} s`);
     }
 
-    // (c) Fenced writes land in token order: sorted by etcd's revision, the tokens of accepted
-    // writes never go down (a stale holder's write after a newer grant's would).
+    // (c) Fenced writes land in token order: in etcd's history of the data key (every write that
+    // landed, answered or not), the tokens never go down (a stale holder's write after a newer
+    // grant's would); and each was written while its grant's key existed.
     for (const resource of RESOURCES) {
+      const tokens = dataHistory[resource].map((change) => Number(change.value));
+      for (let i = 1; i < tokens.length; i += 1) {
+        assert.ok(tokens[i] >= tokens[i - 1], `${resource}: data written with token ${tokens[i]} after token ${tokens[i - 1]}`);
+      }
+      for (const change of dataHistory[resource]) {
+        const token = Number(change.value);
+        const deleted = lockHistory[resource].find((c) => c.type === "DELETE" && c.modRevision > token);
+        assert.ok(
+          change.modRevision > token && (deleted === undefined || change.modRevision < deleted.modRevision),
+          `${resource}: token ${token} written at revision ${change.modRevision}, outside its grant`,
+        );
+      }
+      const mine = writes.filter((w) => w.resource === resource);
+      const acceptedCount = mine.filter((w) => w.accepted === true).length;
+      const unanswered = mine.filter((w) => w.accepted === null).length;
+      const landed = dataHistory[resource].length;
+      assert.ok(acceptedCount <= landed && landed <= acceptedCount + unanswered, `${resource}: ${landed} writes landed, ${acceptedCount} accepted, ${unanswered} unanswered`);
       const accepted = answered.filter((w) => w.resource === resource && w.accepted).sort((a, b) => a.revision - b.revision);
       for (let i = 1; i < accepted.length; i += 1) {
         assert.ok(

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ETCD_BIN, etcdCall, freePort } from "./etcd.mjs";
+import { ETCD_BIN, b64, etcdCall, freePort, unb64 } from "./etcd.mjs";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -231,4 +231,60 @@ export async function startEtcdCluster({ size = 3 } = {}) {
     },
     cleanup,
   };
+}
+
+/**
+ * Every change of `key` from revision `fromRevision` on, as etcd's own history has it (the watch
+ * API replays it; nothing is compacted in these tests): `[{type: "PUT" | "DELETE", modRevision,
+ * createRevision, value, lease}]`, in revision order. To know when the replay is complete it puts
+ * a sentinel, `key` + "\0" (a key no grantor writes), and watches both keys up to it.
+ */
+export async function keyHistory(url, key, fromRevision = 1) {
+  const sentinel = `${key}\u0000`;
+  const rangeEnd = `${key}\u0000\u0001`;
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), 10_000);
+  const changes = [];
+  try {
+    const response = await fetch(`${url}/v3/watch`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        create_request: { key: b64(key), range_end: b64(rangeEnd), start_revision: String(fromRevision) },
+      }),
+      signal: stop.signal,
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = "";
+    let created = false;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the watch ended before the sentinel");
+      buffered += decoder.decode(value, { stream: true });
+      let newline;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        const line = JSON.parse(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+        if (line.error !== undefined) throw new Error(`watch: ${JSON.stringify(line.error)}`);
+        if (line.result?.created && !created) {
+          created = true;
+          await etcdCall(url, "/v3/kv/put", { key: b64(sentinel), value: b64("end") });
+        }
+        for (const event of line.result?.events ?? []) {
+          if (unb64(event.kv.key) === sentinel) return changes;
+          changes.push({
+            type: event.type ?? "PUT",
+            modRevision: Number(event.kv.mod_revision),
+            createRevision: Number(event.kv.create_revision ?? 0),
+            value: unb64(event.kv.value ?? ""),
+            lease: event.kv.lease ?? "0",
+          });
+        }
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
 }
