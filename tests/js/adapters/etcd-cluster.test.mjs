@@ -91,7 +91,7 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
     // ---- The holders' side: believed intervals, from their own events and readings. ----
     /** Every hold: `{resource, holder, token, start, promisedUntil, end, how}`. */
     const holds = [];
-    /** Successful grants and renewals: `{at, kind}`. */
+    /** Successful grants and renewals: `{at, kind, resource}`. */
     const successes = [];
     /** Fenced writes: `{resource, holder, token, accepted, revision, stale}`. */
     const writes = [];
