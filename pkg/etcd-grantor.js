@@ -20,9 +20,16 @@ import { construct, settled } from "./http-grantor.js";
  * is treated as a retry of the grant that made it, and returns that grant (same token), reporting
  * only the time its etcd lease has left.
  *
- * Options: `baseUrl` (the etcd client URL, e.g. `"http://127.0.0.1:2379"`), `token` (an etcd auth
- * token, sent raw in `Authorization` as the gateway expects), `headers`, `timeoutMs` (per
- * request, default 10 000), `keyPrefix` (default `"tenure/leases/"`), `credentials`, `fetch`.
+ * A cluster is given as `endpoints`, its members' client URLs: requests stay on a member that
+ * answers; one that cannot be reached, times out or answers a server error is tried after the
+ * others for a few seconds, and a request goes on to the next member only when sending it twice
+ * cannot change the answer (the grant's create-if-absent and the release's delete are sent once:
+ * if one goes unanswered the call fails retryably, and the holder's retry goes to the next member).
+ *
+ * Options: `baseUrl` (the etcd client URL, e.g. `"http://127.0.0.1:2379"`) or `endpoints` (the
+ * members' client URLs), `token` (an etcd auth token, sent raw in `Authorization` as the gateway
+ * expects), `headers`, `timeoutMs` (per request, default 10 000), `keyPrefix` (default
+ * `"tenure/leases/"`), `credentials`, `fetch`.
  */
 export class EtcdGrantor {
   #core;
@@ -31,9 +38,14 @@ export class EtcdGrantor {
     this.#core = construct(() => new EtcdGrantorCore(options));
   }
 
-  /** The etcd client URL. */
+  /** The etcd client URL (the first member's, given `endpoints`). */
   get baseUrl() {
     return this.#core.baseUrl;
+  }
+
+  /** Every member's client URL, in the order given. */
+  get endpoints() {
+    return this.#core.endpoints;
   }
 
   /** The etcd key holding `resource`'s grant. */

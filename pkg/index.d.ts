@@ -1126,8 +1126,16 @@ export class WorkClaimer {
 
 /** Options of {@link EtcdGrantor}. */
 export interface EtcdGrantorOptions {
-  /** etcd's client URL, e.g. `"http://127.0.0.1:2379"`; paths `/v3/...` are appended. */
-  baseUrl: string;
+  /** etcd's client URL, e.g. `"http://127.0.0.1:2379"`; paths `/v3/...` are appended. Give this or `endpoints`. */
+  baseUrl?: string;
+  /**
+   * A cluster's members' client URLs (1 to 16), instead of `baseUrl`: requests stay on a member
+   * that answers; one that cannot be reached, times out or answers a server error is tried after
+   * the others for 5 s. A request goes on to the next member only when sending it twice cannot
+   * change the answer; a grant's or release's write that went unanswered fails retryably instead,
+   * and the holder's retry goes to the next member.
+   */
+  endpoints?: string[];
   /** An etcd auth token (from `/v3/auth/authenticate`), sent raw in `Authorization`, as etcd expects. */
   token?: string;
   /** Extra request headers; an `authorization` header here excludes `token`. */
@@ -1158,9 +1166,12 @@ export interface EtcdGrantorOptions {
  * ```
  */
 export class EtcdGrantor implements Grantor {
-  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `token`, `headers`, `timeoutMs`, `keyPrefix` or missing `fetch` */
+  /** @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl` or `endpoints` (or both given), `token`, `headers`, `timeoutMs`, `keyPrefix` or missing `fetch` */
   constructor(options: EtcdGrantorOptions);
+  /** The etcd client URL (the first member's, given `endpoints`). */
   readonly baseUrl: string;
+  /** Every member's client URL, in the order given. */
+  readonly endpoints: string[];
   /** The etcd key holding `resource`'s grant. */
   keyOf(resource: string): string;
   grant(args: GrantArgs): Promise<GrantReply>;

@@ -53,6 +53,127 @@ pub mod etcd {
     }
 }
 
+/// Failover between the members of a replicated store (etcd's cluster): which member a request
+/// goes to, which failures send it to the next, and for how long a member that failed is tried
+/// only after the others. The binding does the requests; these rules decide.
+///
+/// A member that answers is kept (requests stay on one member while it works, so a client does not
+/// spread its load or its view of the cluster over members for nothing). A member that could not be
+/// reached, timed out or answered a server error (a member without a leader, or stopping) is
+/// avoided for [`AVOID_MS`](failover::AVOID_MS): tried after every member that is not, so a killed
+/// member does not cost each request its connection attempt. A request is sent again to the next
+/// member after such a failure only when sending it twice cannot change what the caller is told
+/// ([`Effect::Repeatable`](failover::Effect)); a write that may have taken effect before its reply
+/// was lost fails instead, and the caller's own retry (a new call, which reads what the first one
+/// left) goes to the next member.
+pub mod failover {
+    use crate::core::FailureKind;
+
+    /// How long a member that failed is tried only after the others, in ms: long enough that a
+    /// killed member does not slow every request while it is down, short enough that a restarted
+    /// one is back in the rotation before a lease of a few seconds runs out.
+    pub const AVOID_MS: u64 = 5_000;
+
+    /// The most members a client may be given: etcd advises clusters of 3, 5 or 7.
+    pub const MAX_MEMBERS: usize = 16;
+
+    /// What sending a request twice does.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Effect {
+        /// A read, or a write whose repeat answers as the first would have (a keepalive, a revoke;
+        /// a new etcd lease, whose twin only lingers unattached until its TTL): may go to the next
+        /// member.
+        Repeatable,
+        /// A write whose repeat, after the first took effect unseen, would answer differently (a
+        /// create-if-absent finds the key the first one made; a delete finds it gone): sent once.
+        Once,
+    }
+
+    /// Whether a failure of `kind` says the member, not the request, is the problem: it could not
+    /// be reached, did not answer in time, or answered a server error. A refusal, a rate limit
+    /// (the cluster's, not a member's) or a malformed reply would be the same from any member.
+    pub fn blames_member(kind: FailureKind) -> bool {
+        matches!(
+            kind,
+            FailureKind::Unreachable | FailureKind::TimedOut | FailureKind::Server
+        )
+    }
+
+    /// Which member each request goes to, and which to avoid.
+    #[derive(Clone, Debug)]
+    pub struct Failover {
+        /// Per member: until when (ms) it is tried only after the others.
+        avoid_until: Vec<u64>,
+        /// The member requests go to first.
+        preferred: usize,
+    }
+
+    impl Failover {
+        /// Failover between `members` members (at least one), starting with the first.
+        pub fn new(members: usize) -> Failover {
+            Failover {
+                avoid_until: vec![0; members.max(1)],
+                preferred: 0,
+            }
+        }
+
+        /// The members to try for one request at `now_ms`, each once, in order: the preferred
+        /// one, then the others in turn after it; those avoided at `now_ms` after all the rest,
+        /// the one whose avoidance ends first first. Never empty.
+        pub fn order(&self, now_ms: u64) -> Vec<usize> {
+            let count = self.avoid_until.len();
+            let key = |i: usize| match self.avoid_until[i] {
+                until if until > now_ms => until,
+                _ => 0,
+            };
+            // An insertion sort, stable: members not avoided keep their turn, ahead of every
+            // avoided one. (A handful of members; the library's sort would weigh more.)
+            let mut order: Vec<usize> = Vec::with_capacity(count);
+            for i in (0..count).map(|turn| (self.preferred + turn) % count) {
+                let at = order.iter().position(|&j| key(j) > key(i));
+                order.insert(at.unwrap_or(order.len()), i);
+            }
+            order
+        }
+
+        /// Member `index` answered (a reply, or a failure that does not blame it): it is kept.
+        pub fn answered(&mut self, index: usize) {
+            if let Some(until) = self.avoid_until.get_mut(index) {
+                *until = 0;
+                self.preferred = index;
+            }
+        }
+
+        /// Member `index` failed a request of `effect` with `kind` at `now_ms`; `gave_up`: the
+        /// caller's signal ended it. Whether the request may go to the next member: only when the
+        /// failure blames the member, the request is repeatable and the caller still waits. A
+        /// member the caller gave up on is avoided all the same: it did not answer in the time
+        /// the caller had.
+        pub fn failed(
+            &mut self,
+            index: usize,
+            kind: FailureKind,
+            effect: Effect,
+            gave_up: bool,
+            now_ms: u64,
+        ) -> bool {
+            let count = self.avoid_until.len();
+            if index >= count {
+                return false;
+            }
+            if !blames_member(kind) {
+                self.answered(index);
+                return false;
+            }
+            self.avoid_until[index] = now_ms.saturating_add(AVOID_MS);
+            if self.preferred == index {
+                self.preferred = (index + 1) % count;
+            }
+            effect == Effect::Repeatable && !gave_up
+        }
+    }
+}
+
 /// Consul: TTL sessions locking KV keys; the key's `LockIndex` is the fencing token.
 pub mod consul {
     use super::{whole_seconds, RenewRefusal};
@@ -183,6 +304,8 @@ pub mod redis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::FailureKind;
+    use failover::Effect::{Once, Repeatable};
 
     #[test]
     fn an_etcd_reply_with_a_null_anywhere_is_told_apart_from_one_that_leaves_fields_out() {
@@ -218,6 +341,80 @@ mod tests {
         assert_eq!(etcd::denial_wait_ms(0), 1_000);
         assert_eq!(etcd::denial_wait_ms(2), 3_000);
         assert_eq!(etcd::denial_wait_ms(-1), 0);
+    }
+
+    #[test]
+    fn failover_keeps_a_member_that_answers_and_avoids_one_that_failed_for_a_while() {
+        use failover::{Failover, AVOID_MS};
+        use FailureKind::{BadRequest, Server, TimedOut, Unreachable};
+        let mut members = Failover::new(3);
+        assert_eq!(members.order(0), [0, 1, 2]);
+        members.answered(0);
+        assert_eq!(members.order(10), [0, 1, 2], "one that answers is kept");
+
+        // 0 is killed: the next request starts at 1, and 0 comes last while avoided.
+        assert!(members.failed(0, Unreachable, Repeatable, false, 100));
+        assert_eq!(members.order(100), [1, 2, 0]);
+        members.answered(1);
+        assert_eq!(members.order(200), [1, 2, 0]);
+        // 1 times out too: 2 first, then the avoided ones, the one free soonest first.
+        assert!(members.failed(1, TimedOut, Repeatable, false, 300));
+        assert_eq!(members.order(400), [2, 0, 1]);
+        // Once 0's avoidance ends it takes its turn again, ahead of 1 (still avoided).
+        assert_eq!(members.order(100 + AVOID_MS), [2, 0, 1]);
+        assert!(members.failed(2, Server, Repeatable, false, 500));
+        assert_eq!(
+            members.order(600),
+            [0, 1, 2],
+            "all avoided: the one free soonest first"
+        );
+        assert_eq!(members.order(300 + AVOID_MS), [0, 1, 2]);
+        // A member that answers is kept again, its avoidance over.
+        members.answered(2);
+        assert_eq!(members.order(700), [2, 0, 1]);
+
+        // A failure that does not blame the member (a refusal) keeps it, and is not sent on.
+        let mut members = Failover::new(3);
+        assert!(members.failed(0, Unreachable, Repeatable, false, 0));
+        assert!(!members.failed(1, BadRequest, Repeatable, false, 10));
+        assert_eq!(members.order(20), [1, 2, 0]);
+        // Out of range: nothing changes.
+        assert!(!members.failed(7, Unreachable, Repeatable, false, 30));
+        members.answered(7);
+        assert_eq!(members.order(40), [1, 2, 0]);
+        assert_eq!(Failover::new(0).order(0), [0], "never empty");
+    }
+
+    #[test]
+    fn failover_sends_on_only_what_may_be_sent_twice_and_only_while_the_caller_waits() {
+        use failover::{blames_member, Failover};
+        use FailureKind::*;
+        for kind in [Unreachable, TimedOut, Server] {
+            assert!(blames_member(kind), "{kind:?}");
+            let mut members = Failover::new(3);
+            assert!(members.failed(0, kind, Repeatable, false, 0), "{kind:?}");
+            // A write that may have taken effect is not sent again; the member is avoided all
+            // the same, so the caller's own retry goes to the next one.
+            assert!(!members.failed(1, kind, Once, false, 0), "{kind:?}");
+            assert_eq!(members.order(1), [2, 0, 1]);
+            // The caller gave up (its signal): nothing more is sent, the member is avoided.
+            let mut members = Failover::new(3);
+            assert!(!members.failed(0, kind, Repeatable, true, 0), "{kind:?}");
+            assert_eq!(members.order(1), [1, 2, 0]);
+        }
+        for kind in [
+            RateLimited,
+            BadRequest,
+            Malformed,
+            WrongReply,
+            TokenRegressed,
+            TooLate,
+        ] {
+            assert!(!blames_member(kind), "{kind:?}");
+            let mut members = Failover::new(2);
+            assert!(!members.failed(0, kind, Repeatable, false, 0), "{kind:?}");
+            assert_eq!(members.order(1), [0, 1], "{kind:?}");
+        }
     }
 
     #[test]

@@ -257,9 +257,10 @@ pub fn is_plain_object(value: &JsValue) -> bool {
     value.is_object() && !Array::is_array(value)
 }
 
-/// `baseUrl`: an absolute http(s) URL without credentials; else a config error.
-pub fn checked_base_url(value: &JsValue) -> Result<Url, JsValue> {
-    let not_absolute = || config_error("baseUrl", "baseUrl must be an absolute URL");
+/// A base URL (the option `field`, e.g. `baseUrl`): an absolute http(s) URL without credentials;
+/// else a config error naming `field`.
+pub fn checked_base_url(value: &JsValue, field: &str) -> Result<Url, JsValue> {
+    let not_absolute = || config_error(field, &[field, " must be an absolute URL"].concat());
     if value.is_undefined() || value.is_null() {
         return Err(not_absolute());
     }
@@ -267,13 +268,12 @@ pub fn checked_base_url(value: &JsValue) -> Result<Url, JsValue> {
     let url = Url::new(&text).map_err(|_| not_absolute())?;
     let protocol = url.protocol();
     if protocol != "http:" && protocol != "https:" {
-        return Err(config_error("baseUrl", "baseUrl must be http: or https:"));
+        let message = [field, " must be http: or https:"].concat();
+        return Err(config_error(field, &message));
     }
     if !url.username().is_empty() || !url.password().is_empty() {
-        return Err(config_error(
-            "baseUrl",
-            "baseUrl must not carry credentials; use headers",
-        ));
+        let message = [field, " must not carry credentials; use headers"].concat();
+        return Err(config_error(field, &message));
     }
     Ok(url)
 }
@@ -384,6 +384,7 @@ enum Failure {
 }
 
 /// One HTTP API reached with `fetch`: a base URL, headers and a timeout for every request.
+#[derive(Clone)]
 pub struct Endpoint {
     base_url: String,
     headers: Vec<(String, String)>,
@@ -446,6 +447,15 @@ impl Endpoint {
     /// Each request's timeout.
     pub fn timeout_ms(&self) -> f64 {
         self.timeout_ms
+    }
+
+    /// The same endpoint (headers, timeout, `fetch`) at another base URL, as [`base_href`] gives
+    /// it: another member of the same service.
+    pub fn at(&self, base_url: String) -> Endpoint {
+        Endpoint {
+            base_url,
+            ..self.clone()
+        }
     }
 
     /// [`Self::request`], its failures' messages starting with the method and the path.

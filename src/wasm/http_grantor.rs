@@ -239,7 +239,7 @@ impl HttpGrantorCore {
     /// `timeoutMs`, `credentials`, `fetch`, `batchRenewals`.
     #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(options: JsValue) -> Result<HttpGrantorCore, JsValue> {
-        let url = checked_base_url(&get(&options, "baseUrl"))?;
+        let url = checked_base_url(&get(&options, "baseUrl"), "baseUrl")?;
         let batching = batch_config(&get(&options, "batchRenewals"))?;
         let timeout_ms = checked_timeout_ms(&get(&options, "timeoutMs"))?;
         let mut headers = Vec::new();

@@ -8,8 +8,10 @@ const redis = new RedisHttpGrantor({
   keyPrefix: "app:",
   fetch: (input, init) => fetch(input, init),
 });
-const grantors: Grantor[] = [etcd, redis];
-const key: string = etcd.keyOf("reports") + redis.keyOf("reports") + etcd.baseUrl;
+const cluster = new EtcdGrantor({ endpoints: ["http://10.0.0.1:2379", "http://10.0.0.2:2379", "http://10.0.0.3:2379"] });
+const members: string[] = cluster.endpoints;
+const grantors: Grantor[] = [etcd, redis, cluster];
+const key: string = etcd.keyOf("reports") + redis.keyOf("reports") + etcd.baseUrl + members.join();
 
 export async function hold(): Promise<number | null> {
   const holder = new LeaseHolder(etcd, { resource: "reports", holderId: "w1", leaseMs: 10_000, marginMs: 2_000 });

@@ -9,6 +9,13 @@
 //! grant created, then revokes the lease. The gateway sends 64-bit integers as decimal strings and
 //! keys and values as base64: both are read strictly, and anything unexpected is a
 //! `malformed_reply`, never a grant.
+//!
+//! Given several members (`endpoints`), each request goes to one of them by the failover rules of
+//! [`crate::adapters::failover`]: requests stay on a member that answers, a member that fails is
+//! tried after the others for a while, and a request goes on to the next member only when sending
+//! it twice cannot change the answer. The grant's create-if-absent and the release's delete are
+//! sent once: when one fails unanswered, the call fails retryably, and the holder's retry (a new
+//! grant, which treats a key naming this holder as its own grant) goes to the next member.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -18,20 +25,22 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use super::{
-    check_duration_ms, check_text_name, check_token, endpoint, join, key_prefix, token_option,
+    check_duration_ms, check_text_name, check_token, endpoints, join, key_prefix, token_option,
 };
 use super::{Recent, MAX_REPLY_BYTES};
 use crate::adapters::etcd::{denial_wait_ms, has_null, MAX_TTL_SECONDS};
+use crate::adapters::failover::{Effect, Failover};
 use crate::adapters::whole_seconds;
 use crate::core::FailureKind;
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_TOKEN};
 use crate::wasm::bounded::BoundedMap;
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
-    decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise, reply_value,
-    status_failure, strict_json, text_of, Endpoint, Reply,
+    caller_signal, decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise,
+    reply_value, status_failure, strict_json, text_of, Endpoint, Reply,
 };
 use crate::wasm::js::performance_now;
+use crate::wasm::reply::failure_from_error;
 use crate::wasm::value::from_js;
 
 /// Lease IDs remembered for renewals; beyond this the oldest are forgotten and looked up again.
@@ -164,7 +173,10 @@ pub struct EtcdGrantorCore {
 }
 
 struct Inner {
-    endpoint: Endpoint,
+    /// The cluster's members (one for `baseUrl`), in the order given.
+    members: Vec<Endpoint>,
+    /// Which member each request goes to.
+    failover: RefCell<Failover>,
     prefix: String,
     /// `(resource, holder, token)` → the etcd lease ID of that grant.
     leases: RefCell<BoundedMap<(String, String, u64), String>>,
@@ -342,6 +354,55 @@ fn granted_ttl(what: &str, value: Option<&str>) -> Result<i64, JsValue> {
 }
 
 impl Inner {
+    /// One gateway request, to the members in the order failover gives. `failed` tells a member's
+    /// reply that is a failure (its typed error) from one to read; a failure goes on to the next
+    /// member only as the failover rules say ([`Failover::failed`]: a failure blaming the member,
+    /// of a request that may be sent twice, while the caller still waits). Resolves the reply to
+    /// read, else fails with the last failure.
+    async fn send(
+        &self,
+        path: &str,
+        text: &str,
+        signal: &JsValue,
+        effect: Effect,
+        failed: &dyn Fn(&Reply) -> Option<JsValue>,
+    ) -> Result<Reply, JsValue> {
+        let order = self.failover.borrow().order(now_ms());
+        let mut last = JsValue::UNDEFINED;
+        for index in order {
+            let Some(member) = self.members.get(index) else {
+                break;
+            };
+            let reply = member
+                .request_to("POST", path, Some(text), signal, MAX_REPLY_BYTES)
+                .await;
+            let error = match reply {
+                Ok(reply) => match failed(&reply) {
+                    None => {
+                        self.failover.borrow_mut().answered(index);
+                        return Ok(reply);
+                    }
+                    Some(error) => error,
+                },
+                Err(error) => error,
+            };
+            let kind = failure_from_error(&error).kind;
+            let gave_up = caller_signal(signal)
+                .ok()
+                .flatten()
+                .is_some_and(|signal| signal.aborted());
+            last = error;
+            let next = self
+                .failover
+                .borrow_mut()
+                .failed(index, kind, effect, gave_up, now_ms());
+            if !next {
+                break;
+            }
+        }
+        Err(last)
+    }
+
     /// One gateway call; resolves the reply object of a 2xx as `T`, else fails with the typed
     /// failure.
     async fn call<T: serde::de::DeserializeOwned>(
@@ -350,29 +411,16 @@ impl Inner {
         path: &str,
         body: &impl Serialize,
         signal: &JsValue,
+        effect: Effect,
     ) -> Result<T, JsValue> {
-        let reply = self.post(path, body, signal).await?;
-        if !reply.ok() {
-            return Err(failure(what, &reply));
-        }
+        let failed = |reply: &Reply| (!reply.ok()).then(|| failure(what, reply));
+        let text = json_text(body)?;
+        let reply = self.send(path, &text, signal, effect, &failed).await?;
         let value = parsed(what, &reply.text, reply.status)?;
         from_js(&value).map_err(|_| {
             let problem = [path, " reply is not an object of the expected shape"];
             malformed(what, &problem.concat(), None)
         })
-    }
-
-    async fn post(
-        &self,
-        path: &str,
-        body: &impl Serialize,
-        signal: &JsValue,
-    ) -> Result<Reply, JsValue> {
-        let text = json_text(body)?;
-        let request = self
-            .endpoint
-            .request_to("POST", path, Some(&text), signal, MAX_REPLY_BYTES);
-        request.await
     }
 
     fn track(&self, resource: &str, holder: &str, token: u64, lease: String) {
@@ -381,64 +429,30 @@ impl Inner {
     }
 
     /// `/v3/lease/keepalive`: the lease's TTL in seconds after the keepalive, 0 when it is gone.
+    /// Repeatable: a second keepalive extends the lease from a later moment, and the holder counts
+    /// its lease from before the first.
     async fn keep_alive(&self, lease: &str, signal: &JsValue) -> Result<i64, JsValue> {
-        let what = "renew";
-        // The gateway answers a stream: one `{"result": ...}` (or `{"error": ...}`) line per
-        // request object in the body. One object, one line.
+        let body = json_text(&LeaseRequest { id: lease })?;
+        let failed = |reply: &Reply| keep_alive_error(reply);
         let reply = self
-            .post("/v3/lease/keepalive", &LeaseRequest { id: lease }, signal)
+            .send(
+                "/v3/lease/keepalive",
+                &body,
+                signal,
+                Effect::Repeatable,
+                &failed,
+            )
             .await?;
-        if !reply.ok() {
-            return Err(failure(what, &reply));
-        }
-        let line = reply.text.split('\n').find(|part| !part.trim().is_empty());
-        let message = parsed(what, line.unwrap_or(""), reply.status)?;
-        if !is_plain_object(&message) {
-            return Err(malformed(what, "keepalive reply is not an object", None));
-        }
-        let error = get(&message, "error");
-        if !error.is_undefined() {
-            let error = if is_plain_object(&error) {
-                error
-            } else {
-                JsValue::UNDEFINED
-            };
-            let status = integer(&get(&error, "http_code")).unwrap_or(500);
-            let status = u16::try_from(status).unwrap_or(500);
-            return Err(failure_of(
-                what,
-                status,
-                None,
-                &get(&error, "grpc_code"),
-                &get(&error, "message"),
-            ));
-        }
-        let line: KeepAliveLine = from_js(&message)
-            .map_err(|_| malformed(what, "keepalive reply is not of the expected shape", None))?;
-        let result = line
-            .result
-            .ok_or_else(|| malformed(what, "keepalive reply has no result", None))?;
-        if lease_id(what, result.id.as_deref(), false)?.as_deref() != Some(lease) {
-            return Err(malformed(
-                what,
-                "keepalive answered for another lease",
-                None,
-            ));
-        }
-        let ttl = int64(what, "TTL", result.ttl.as_deref(), Some(0))?;
-        if ttl > MAX_TTL_SECONDS {
-            let ttl = result.ttl.unwrap_or_default();
-            return Err(malformed(what, &["TTL ", &ttl].concat(), None));
-        }
-        Ok(ttl.max(0))
+        keep_alive_ttl(lease, &reply)
     }
 
     /// `/v3/lease/timetolive`: whole seconds left (truncated), -1 when the lease is gone.
     async fn time_to_live(&self, lease: &str, signal: &JsValue) -> Result<i64, JsValue> {
         let what = "grant";
         let path = "/v3/lease/timetolive";
+        let body = LeaseRequest { id: lease };
         let reply: LeaseReply = self
-            .call(what, path, &LeaseRequest { id: lease }, signal)
+            .call(what, path, &body, signal, Effect::Repeatable)
             .await?;
         let ttl = int64(what, "TTL", reply.ttl.as_deref(), Some(0))?;
         if !(-1..=MAX_TTL_SECONDS).contains(&ttl) {
@@ -448,20 +462,100 @@ impl Inner {
         Ok(ttl)
     }
 
-    /// `/v3/lease/revoke`: true if revoked, false if etcd no longer knew the lease.
+    /// `/v3/lease/revoke`: true if revoked, false if etcd no longer knew the lease (so a repeat
+    /// of one that took effect answers false, which no caller reads as anything but "gone").
     async fn revoke(&self, lease: &str, signal: &JsValue) -> Result<bool, JsValue> {
+        let failed = |reply: &Reply| {
+            if reply.ok() {
+                return None;
+            }
+            let failure = failure("revoke", reply);
+            let code = get(&failure, "grantorCode").as_string();
+            (code != Some(decimal(GRPC_NOT_FOUND as u64))).then_some(failure)
+        };
+        let body = json_text(&LeaseRequest { id: lease })?;
         let reply = self
-            .post("/v3/lease/revoke", &LeaseRequest { id: lease }, signal)
+            .send(
+                "/v3/lease/revoke",
+                &body,
+                signal,
+                Effect::Repeatable,
+                &failed,
+            )
             .await?;
-        if reply.ok() {
-            return Ok(true);
-        }
-        let failure = failure("revoke", &reply);
-        if get(&failure, "grantorCode").as_string() == Some(decimal(GRPC_NOT_FOUND as u64)) {
-            return Ok(false);
-        }
-        Err(failure)
+        Ok(reply.ok())
     }
+}
+
+/// Now, in whole ms of `performance.now()`, for the failover rules (a reading that is not a
+/// number counts as 0: avoidances then last their full time from the next good reading).
+fn now_ms() -> u64 {
+    performance_now() as u64
+}
+
+/// The failure a keepalive's reply stands for: a non-2xx status, or the `{"error": ...}` line the
+/// gateway streams with a 200. `None` for a reply to read (which may still be malformed).
+fn keep_alive_error(reply: &Reply) -> Option<JsValue> {
+    let what = "renew";
+    if !reply.ok() {
+        return Some(failure(what, reply));
+    }
+    // The gateway answers a stream: one `{"result": ...}` (or `{"error": ...}`) line per request
+    // object in the body. One object, one line.
+    // A line that does not read strictly is left to `keep_alive_ttl`, which refuses it.
+    let message = parsed(what, first_line(&reply.text), reply.status).ok()?;
+    let error = get(&message, "error");
+    if !is_plain_object(&message) || error.is_undefined() {
+        return None;
+    }
+    let error = if is_plain_object(&error) {
+        error
+    } else {
+        JsValue::UNDEFINED
+    };
+    let status = integer(&get(&error, "http_code")).unwrap_or(500);
+    let status = u16::try_from(status).unwrap_or(500);
+    Some(failure_of(
+        what,
+        status,
+        None,
+        &get(&error, "grpc_code"),
+        &get(&error, "message"),
+    ))
+}
+
+/// The first non-blank line of a streamed reply.
+fn first_line(text: &str) -> &str {
+    let line = text.split('\n').find(|part| !part.trim().is_empty());
+    line.unwrap_or("")
+}
+
+/// A keepalive's reply that is no failure ([`keep_alive_error`], which took every `error` line),
+/// read strictly: the lease's TTL in seconds, 0 when it is gone.
+fn keep_alive_ttl(lease: &str, reply: &Reply) -> Result<i64, JsValue> {
+    let what = "renew";
+    let message = parsed(what, first_line(&reply.text), reply.status)?;
+    if !is_plain_object(&message) {
+        return Err(malformed(what, "keepalive reply is not an object", None));
+    }
+    let line: KeepAliveLine = from_js(&message)
+        .map_err(|_| malformed(what, "keepalive reply is not of the expected shape", None))?;
+    let result = line
+        .result
+        .ok_or_else(|| malformed(what, "keepalive reply has no result", None))?;
+    if lease_id(what, result.id.as_deref(), false)?.as_deref() != Some(lease) {
+        return Err(malformed(
+            what,
+            "keepalive answered for another lease",
+            None,
+        ));
+    }
+    let ttl = int64(what, "TTL", result.ttl.as_deref(), Some(0))?;
+    if ttl > MAX_TTL_SECONDS {
+        let ttl = result.ttl.unwrap_or_default();
+        return Err(malformed(what, &["TTL ", &ttl].concat(), None));
+    }
+    Ok(ttl.max(0))
 }
 
 /// A reply's JSON text, read strictly; anything else is a `malformed_reply`.
@@ -534,16 +628,18 @@ fn failure_of(
 
 #[wasm_bindgen]
 impl EtcdGrantorCore {
-    /// Validates the options (errors name the option): `baseUrl`, `token`, `headers`,
-    /// `timeoutMs`, `keyPrefix`, `credentials`, `fetch`.
+    /// Validates the options (errors name the option): `baseUrl` or `endpoints`, `token`,
+    /// `headers`, `timeoutMs`, `keyPrefix`, `credentials`, `fetch`.
     #[wasm_bindgen(skip_jsdoc, constructor)]
     pub fn new(options: JsValue) -> Result<EtcdGrantorCore, JsValue> {
         let prefix = key_prefix(&options, "tenure/leases/")?;
         // The gateway wants the token itself: with a "Bearer " prefix etcd answers 401.
         let auth = token_option(&options)?.map(|token| ("authorization", token));
+        let members = endpoints(&options, auth)?;
         Ok(EtcdGrantorCore {
             inner: Rc::new(Inner {
-                endpoint: endpoint(&options, auth)?,
+                failover: RefCell::new(Failover::new(members.len())),
+                members,
                 prefix,
                 leases: RefCell::new(BoundedMap::new(MAX_TRACKED)),
                 recent: Recent::default(),
@@ -551,10 +647,19 @@ impl EtcdGrantorCore {
         })
     }
 
-    /// The etcd client URL.
+    /// The first member's client URL.
     #[wasm_bindgen(skip_jsdoc, getter, js_name = baseUrl)]
     pub fn base_url(&self) -> String {
-        self.inner.endpoint.base_url().to_owned()
+        let first = self.inner.members.first();
+        first.map_or("", |member| member.base_url()).to_owned()
+    }
+
+    /// Every member's client URL, in the order given.
+    #[wasm_bindgen(skip_jsdoc, getter)]
+    pub fn endpoints(&self) -> js_sys::Array {
+        let urls = self.inner.members.iter();
+        urls.map(|member| JsValue::from_str(member.base_url()))
+            .collect()
     }
 
     /// The etcd key holding `resource`'s grant.
@@ -601,8 +706,16 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
     let ttl = whole_seconds(check_duration_ms(&get(args, "durationMs"))?);
     let key = to_base64(&[inner.prefix.as_str(), &resource].concat());
     let request = LeaseGrantRequest { ttl: decimal(ttl) };
+    // Repeatable: a lease granted by a try whose reply was lost holds no key, and only lingers
+    // until its TTL.
     let granted: LeaseReply = inner
-        .call(what, "/v3/lease/grant", &request, &signal)
+        .call(
+            what,
+            "/v3/lease/grant",
+            &request,
+            &signal,
+            Effect::Repeatable,
+        )
         .await?;
     let Some(lease) = lease_id(what, granted.id.as_deref(), false)? else {
         return Err(malformed(what, "lease ID is missing", None));
@@ -627,7 +740,12 @@ async fn grant(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         ],
         failure: vec![Op::Range { key: &key }],
     };
-    let txn: TxnReply = inner.call(what, "/v3/kv/txn", &txn, &signal).await?;
+    // Sent once: a repeat after this one took effect unseen would find the key this one made and
+    // revoke the lease it lives on (below). The call fails instead, and the holder's own retry, a
+    // new grant, finds the key naming it and answers that grant.
+    let txn: TxnReply = inner
+        .call(what, "/v3/kv/txn", &txn, &signal, Effect::Once)
+        .await?;
     let responses = txn.responses.unwrap_or_default();
     if txn.succeeded == Some(true) {
         let Some(kv) = ranged_kv(what, &responses, 1, &key)? else {
@@ -708,7 +826,9 @@ async fn renew(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
             // Granted through another instance, or forgotten: the key says which lease it lives
             // on.
             let body = RangeRequest { key: &key };
-            let found: RangeReply = inner.call(what, "/v3/kv/range", &body, &signal).await?;
+            let found: RangeReply = inner
+                .call(what, "/v3/kv/range", &body, &signal, Effect::Repeatable)
+                .await?;
             let Some(kv) = only_kv(what, &found, &key)? else {
                 return refused(RenewRefusal::Expired);
             };
@@ -743,7 +863,10 @@ async fn renew(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         success: Vec::new(),
         failure: vec![Op::Range { key: &key }],
     };
-    let txn: TxnReply = inner.call(what, "/v3/kv/txn", &txn, &signal).await?;
+    // Compares and reads only: repeatable.
+    let txn: TxnReply = inner
+        .call(what, "/v3/kv/txn", &txn, &signal, Effect::Repeatable)
+        .await?;
     if txn.succeeded == Some(true) {
         let ttl_ms = ttl as u64 * 1000;
         let request_id = get(args, "requestId");
@@ -792,7 +915,10 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         success: vec![Op::Range { key: &key }, Op::DeleteRange { key: &key }],
         failure: Vec::new(),
     };
-    let txn: TxnReply = inner.call(what, "/v3/kv/txn", &txn, &signal).await?;
+    // A delete: sent once. A repeat after it took effect would answer that nothing was released.
+    let txn: TxnReply = inner
+        .call(what, "/v3/kv/txn", &txn, &signal, Effect::Once)
+        .await?;
     let released = txn.succeeded == Some(true);
     let id = (resource, holder, token);
     let tracked = inner.leases.borrow_mut().remove(&id);

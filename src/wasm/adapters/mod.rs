@@ -28,6 +28,7 @@ use super::fetch::{
     decimal, header_entries, pair_key, Endpoint, Style,
 };
 use super::js::performance_now;
+use crate::adapters::failover::MAX_MEMBERS;
 use crate::core::replay::RecentCalls;
 use crate::core::Micros;
 use crate::protocol::{
@@ -44,13 +45,16 @@ pub const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// go only to `baseUrl` plus a path the adapter builds from checked names, so the credentials
 /// reach no other origin; `baseUrl` may have no query or fragment for the same reason.
 pub fn endpoint(options: &JsValue, auth: Option<(&str, String)>) -> Result<Endpoint, JsValue> {
-    let url = checked_base_url(&get(options, "baseUrl"))?;
-    if !url.search().is_empty() || !url.hash().is_empty() {
-        return Err(config_error(
-            "baseUrl",
-            "baseUrl must not have a query or a fragment",
-        ));
-    }
+    let url = service_url(&get(options, "baseUrl"), "baseUrl")?;
+    endpoint_at(url, options, auth)
+}
+
+/// [`endpoint`] at `url`, already checked.
+fn endpoint_at(
+    url: String,
+    options: &JsValue,
+    auth: Option<(&str, String)>,
+) -> Result<Endpoint, JsValue> {
     let timeout_ms = checked_timeout_ms(&get(options, "timeoutMs"))?;
     let mut headers = Vec::new();
     for (name, value) in header_entries(&get(options, "headers"))? {
@@ -73,13 +77,64 @@ pub fn endpoint(options: &JsValue, auth: Option<(&str, String)>) -> Result<Endpo
     }
     let fetch = checked_fetch(&get(options, "fetch"))?;
     Ok(Endpoint::new(
-        base_href(&url),
+        url,
         headers,
         timeout_ms,
         get(options, "credentials"),
         fetch,
         Style::Rest,
     ))
+}
+
+/// A service URL (the option `field`): as [`checked_base_url`] requires, without a query or a
+/// fragment (requests append paths to it); as requests are built on it.
+fn service_url(value: &JsValue, field: &str) -> Result<String, JsValue> {
+    let url = checked_base_url(value, field)?;
+    if !url.search().is_empty() || !url.hash().is_empty() {
+        let message = [field, " must not have a query or a fragment"].concat();
+        return Err(config_error(field, &message));
+    }
+    Ok(base_href(&url))
+}
+
+/// The endpoints of a replicated store's members: the options of [`endpoint`], the URLs either
+/// `baseUrl` (one member) or `endpoints` (an array of 1 to [`MAX_MEMBERS`] URLs, each checked as
+/// `baseUrl` is), never both. Every member gets the same headers, timeout and `fetch`.
+pub fn endpoints(
+    options: &JsValue,
+    auth: Option<(&str, String)>,
+) -> Result<Vec<Endpoint>, JsValue> {
+    let list = get(options, "endpoints");
+    if list.is_undefined() {
+        return Ok(vec![endpoint(options, auth)?]);
+    }
+    if !get(options, "baseUrl").is_undefined() {
+        return Err(config_error(
+            "endpoints",
+            "give baseUrl or endpoints, not both",
+        ));
+    }
+    let not_a_list = || {
+        let message = [
+            "endpoints must be an array of 1 to ",
+            &decimal(MAX_MEMBERS as u64),
+            " URLs",
+        ];
+        config_error("endpoints", &message.concat())
+    };
+    if !js_sys::Array::is_array(&list) {
+        return Err(not_a_list());
+    }
+    let list: js_sys::Array = list.unchecked_into();
+    if list.length() == 0 || list.length() as usize > MAX_MEMBERS {
+        return Err(not_a_list());
+    }
+    let mut urls = Vec::new();
+    for url in list.iter() {
+        urls.push(service_url(&url, "endpoints")?);
+    }
+    let first = endpoint_at(urls[0].clone(), options, auth)?;
+    Ok(urls.into_iter().map(|url| first.at(url)).collect())
 }
 
 /// The `keyPrefix` option: a string, `default` when it is not given.

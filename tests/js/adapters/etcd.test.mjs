@@ -613,6 +613,86 @@ describe("EtcdGrantor against a crafted gateway", () => {
   });
 });
 
+describe("EtcdGrantor given a cluster's members (endpoints)", () => {
+  const key = lockKey("r");
+  /** A member that answers every request 503, as one without a leader does. */
+  const sick = () => ({ status: 503, body: { error: "etcdserver: no leader", code: 14, message: "etcdserver: no leader" } });
+  const paths = (gateway) => gateway.requests.map((request) => request.path);
+
+  it("takes endpoints instead of baseUrl, each checked as baseUrl is", () => {
+    const grantor = new EtcdGrantor({ endpoints: ["http://127.0.0.1:2379/", "http://127.0.0.1:22379"] });
+    assert.deepEqual(grantor.endpoints, ["http://127.0.0.1:2379", "http://127.0.0.1:22379"]);
+    assert.equal(grantor.baseUrl, "http://127.0.0.1:2379", "the first member's");
+    assert.deepEqual(new EtcdGrantor({ baseUrl: "http://127.0.0.1:2379" }).endpoints, ["http://127.0.0.1:2379"]);
+    const many = Array.from({ length: 17 }, (_, i) => `http://127.0.0.1:${2000 + i}`);
+    for (const [options, what] of [
+      [{ endpoints: [] }, "none"],
+      [{ endpoints: "http://127.0.0.1:2379" }, "not an array"],
+      [{ endpoints: many }, "more than 16"],
+      [{ endpoints: ["http://127.0.0.1:2379", "ftp://x"] }, "one not http"],
+      [{ endpoints: ["http://u:p@127.0.0.1:2379"] }, "credentials"],
+      [{ endpoints: ["http://127.0.0.1:2379/?x=1"] }, "a query"],
+      [{ endpoints: [42] }, "not a URL"],
+      [{ baseUrl: "http://127.0.0.1:2379", endpoints: ["http://127.0.0.1:2379"] }, "both"],
+    ]) {
+      assert.throws(() => new EtcdGrantor(options), { code: "ERR_LEASE_CONFIG", field: "endpoints" }, what);
+    }
+    assert.throws(() => new EtcdGrantor({}), { field: "baseUrl" }, "neither");
+  });
+
+  it("goes on to the next member when one cannot be reached or has no leader, and stays there", async () => {
+    const down = await craftedGateway(sick);
+    const up = await craftedGateway(grantReplies(key));
+    try {
+      const grantor = new EtcdGrantor({ endpoints: ["http://127.0.0.1:9", down.url, up.url] });
+      assert.deepEqual(await grantor.grant(args("r", "a")), { granted: true, token: 40, durationMs: 2_000 });
+      assert.deepEqual(paths(down), ["/v3/lease/grant"], "the member without a leader was asked once");
+      assert.deepEqual(paths(up), ["/v3/lease/grant", "/v3/kv/txn"]);
+      // The next call starts at the member that answered.
+      assert.equal((await grantor.grant(args("r", "a"))).granted, true);
+      assert.equal(down.requests.length, 1);
+      assert.equal(up.requests.length, 4);
+    } finally {
+      await down.close();
+      await up.close();
+    }
+  });
+
+  it("never sends the grant's create-if-absent twice: the call fails, and the holder's retry goes elsewhere", async () => {
+    // The first member makes the lease, then drops the txn's answer (it may have committed).
+    const flaky = await craftedGateway((path, body) => (path === "/v3/kv/txn" ? sick() : grantReplies(key)(path, body)));
+    const other = await craftedGateway(grantReplies(key));
+    try {
+      const grantor = new EtcdGrantor({ endpoints: [flaky.url, other.url] });
+      await rejectsWith(grantor.grant(args("r", "a")), "server_error", "the txn went unanswered");
+      assert.deepEqual(paths(flaky), ["/v3/lease/grant", "/v3/kv/txn"]);
+      assert.equal(other.requests.length, 0, "the txn was not sent to another member");
+      // The caller's retry (a new grant) starts at the other member.
+      assert.equal((await grantor.grant(args("r", "a"))).granted, true);
+      assert.deepEqual(paths(other), ["/v3/lease/grant", "/v3/kv/txn"]);
+      assert.equal(flaky.requests.length, 2);
+    } finally {
+      await flaky.close();
+      await other.close();
+    }
+  });
+
+  it("sends nothing more once the caller gave up, and avoids the member that made it wait", async () => {
+    const hung = await craftedGateway(() => "hang");
+    const other = await craftedGateway(grantReplies(key));
+    try {
+      const grantor = new EtcdGrantor({ endpoints: [hung.url, other.url] });
+      await rejectsWith(grantor.grant(args("r", "a", { signal: AbortSignal.timeout(200) })), "unreachable", "aborted");
+      assert.equal(other.requests.length, 0, "nothing sent after the caller gave up");
+      assert.equal((await grantor.grant(args("r", "a"))).granted, true);
+      assert.equal(hung.requests.length, 1, "the next call started at the other member");
+    } finally {
+      await hung.close();
+      await other.close();
+    }
+  });
+});
+
 describe("lease safety with etcd as the grantor (the design's verification)", () => {
   const leaseMs = 2_500; // etcd grants 3 s; the holder believes its own 2.5 s
   const marginMs = 800;
