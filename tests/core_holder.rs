@@ -305,6 +305,14 @@ fn a_grant_with_a_token_already_seen_is_not_a_grant() {
             ..
         })))
     ));
+    // The grant it does not believe is handed back, so the resource is not left to expire.
+    assert_eq!(
+        s.last_sent().kind,
+        RequestKind::Release {
+            token: token(5),
+            hand_to: None,
+        }
+    );
 }
 
 #[test]

@@ -103,6 +103,8 @@ pub struct RefGrantor {
     down_since: Option<u64>,
     restart_rule: RestartRule,
     rules_mutation: Option<RulesMutation>,
+    /// The holder a release handed the resource to, and until when (µs) it is kept for it.
+    handoff: Option<(HolderId, u64)>,
 }
 
 impl RefGrantor {
@@ -121,6 +123,7 @@ impl RefGrantor {
             down_since: None,
             restart_rule: RestartRule::FullDurationFromRestart,
             rules_mutation: None,
+            handoff: None,
         }
     }
 
@@ -146,6 +149,7 @@ impl RefGrantor {
         self.down_since.hash(state);
         self.restart_rule.hash(state);
         self.rules_mutation.hash(state);
+        self.handoff.hash(state);
         for (key, reply) in &self.cache {
             key.hash(state);
             Summary::of(reply).hash(state);
@@ -231,8 +235,9 @@ impl RefGrantor {
             RequestKind::Renew { token, duration_ms } => {
                 Some(self.renew(now, holder, token.get(), duration_ms))
             }
-            RequestKind::Release { token, .. } => {
-                self.release(now, holder, token.get());
+            RequestKind::Release { token, ref hand_to } => {
+                let hand_to = hand_to.as_deref().and_then(|to| self.id_of(to));
+                self.release(now, holder, token.get(), hand_to);
                 None
             }
         };
@@ -276,8 +281,22 @@ impl RefGrantor {
             Some(RulesMutation::GrantOverLiveGrant) => None,
             _ => self.live_grant(now),
         };
-        let decision = rules::grant(self.token, live, &self.names[holder], |_| true, granted)
-            .expect("tokens stay far below 2^53");
+        let handoff = self
+            .handoff
+            .filter(|&(_, until)| now <= until)
+            .map(|(to, until)| rules::Handoff {
+                to: &self.names[to],
+                remaining: Duration::from_micros(until - now),
+            });
+        let decision = rules::grant_handed(
+            self.token,
+            live,
+            handoff,
+            &self.names[holder],
+            |_| true,
+            granted,
+        )
+        .expect("tokens stay far below 2^53");
         let (token, kept_ms) = match decision {
             GrantDecision::Deny(reply) => {
                 return Reply::Grant(reply.outcome().expect("the rules reply well-formed"))
@@ -285,6 +304,7 @@ impl RefGrantor {
             GrantDecision::Grant { token, kept_ms, .. } => (token, kept_ms),
         };
         self.token = token.get();
+        self.handoff = None;
         self.issued.push(holder);
         self.revoked.push(false);
         self.current = Some(Record {
@@ -357,13 +377,24 @@ impl RefGrantor {
         Reply::Renew(reply.outcome().expect("the rules reply well-formed"))
     }
 
-    fn release(&mut self, now: u64, holder: HolderId, token: u64) {
-        if self
+    /// Ends `holder`'s live grant `token`, keeping the resource for `hand_to` for as long as
+    /// the rules say (the released grant's duration, at most `HANDOFF_MAX_MS`).
+    fn release(&mut self, now: u64, holder: HolderId, token: u64, hand_to: Option<HolderId>) {
+        let Some(record) = self
             .live(now)
-            .is_some_and(|r| r.holder == holder && r.token == token)
-        {
-            self.current = None;
+            .filter(|r| r.holder == holder && r.token == token)
+        else {
+            return;
+        };
+        self.current = None;
+        if let Some(to) = hand_to.filter(|&to| to != holder) {
+            let kept_ms = rules::handoff_ms(rules::Ending::Ends, record.duration / 1000);
+            self.handoff = kept_ms.map(|ms| (to, now + ms * 1000));
         }
+    }
+
+    fn id_of(&self, name: &str) -> Option<HolderId> {
+        self.names.iter().position(|n| n == name)
     }
 
     /// Ends the current unexpired grant at once; returns its token.

@@ -71,6 +71,8 @@ enum Input {
     Reply(RequestId, Reply),
     Acquire(bool),
     Release,
+    /// Hand the lease to holder `usize`.
+    HandOff(usize),
     Surrender,
     Cancel,
 }
@@ -639,6 +641,7 @@ impl World {
                 }
             }
             Input::Release => holder.release(now),
+            Input::HandOff(to) => holder.hand_off(now, Some(format!("h{to}"))),
             Input::Surrender => holder.surrender(now, "application gave up"),
             Input::Cancel => holder.cancel_acquire(now),
         }
@@ -777,8 +780,16 @@ impl World {
                     return;
                 }
                 if self.rng.chance(app.release) {
-                    self.trace.note(self.now, Note::App(i, "release"));
-                    self.input(i, Input::Release);
+                    // A quarter of releases hand the lease to another holder.
+                    if self.rng.chance(0.25) {
+                        let others = self.slots.len() - 1;
+                        let to = (i + 1 + self.rng.below(others.max(1))) % self.slots.len();
+                        self.trace.note(self.now, Note::App(i, "hand off"));
+                        self.input(i, Input::HandOff(to));
+                    } else {
+                        self.trace.note(self.now, Note::App(i, "release"));
+                        self.input(i, Input::Release);
+                    }
                 } else if self.rng.chance(app.surrender) {
                     self.trace.note(self.now, Note::App(i, "surrender"));
                     self.input(i, Input::Surrender);

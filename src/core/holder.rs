@@ -747,6 +747,15 @@ impl Holder {
                 if self.highest_token.is_some_and(|seen| token <= seen)
                     && !self.mutated(Mutation::AcceptTokenRegression)
                 {
+                    // Not believed, but the grantor holds it for us: hand it back, or nobody
+                    // (this holder's own retry included) is granted the resource until it
+                    // expires. Stores that keep one grant per holder (etcd, Redis) answer a
+                    // holder whose hold ended at its margin with that same grant, whose token
+                    // it has seen (found by the etcd cluster test).
+                    self.send(RequestKind::Release {
+                        token,
+                        hand_to: None,
+                    });
                     let failure = Failure::of(FailureKind::TokenRegressed);
                     return self.acquire_failed(now, campaign, failure);
                 }
