@@ -7,7 +7,9 @@ import {
   LeaseHolder,
   isLeaseError,
   leasedRead,
+  observe,
   type AcquireResult,
+  type HolderChange,
   type Grantor,
 } from "tenure";
 
@@ -55,4 +57,22 @@ async function main(): Promise<void> {
   console.log(failures, new LeaseError() instanceof Error);
 }
 
+async function watchAndHandOver(): Promise<void> {
+  const controller = new AbortController();
+  for await (const change of http.observe("reports", { signal: controller.signal })) {
+    const who: string | null = change.holder;
+    const version: number = change.version;
+    if (who === null && change.handedTo === "w1") controller.abort();
+    console.log(who, version, change.token ?? 0, change.expiresInMs, change.since);
+  }
+  const polled = observe({ status: (resource: string) => http.status(resource) }, "reports");
+  const latest: HolderChange | null = polled.current;
+  polled.close();
+  holder.onAcquired = (token: number) => console.log(token, latest);
+  await holder.acquire({ wait: true, recontend: true });
+  await holder.handOff("w2");
+  await holder.handOff();
+}
+
 void main();
+void watchAndHandOver();
