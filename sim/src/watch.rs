@@ -64,8 +64,25 @@ pub struct WatchOutcome {
     pub fetches: u64,
     /// Streams broken by faults.
     pub breaks: u64,
+    /// Events and timers processed.
+    pub steps: u64,
     /// What was broken first, and how.
     pub violation: Option<(WatchInvariant, String)>,
+}
+
+impl WatchOutcome {
+    /// The run in a few lines, for a failure's report.
+    pub fn report(&self) -> String {
+        let violation = match &self.violation {
+            Some((invariant, detail)) => format!("{invariant:?}: {detail}"),
+            None => "none".to_owned(),
+        };
+        format!(
+            "watch seed {}: {} changes, {} fetches, {} broken streams, {} reports; violation: {violation}\n\
+             reproduce: TENURE_SIM_SEED={} TENURE_SIM_RUNS=1 cargo test -p tenure-sim --test watch",
+            self.seed, self.changes, self.fetches, self.breaks, self.reports, self.seed
+        )
+    }
 }
 
 /// What travels from the store to the watcher.
@@ -271,6 +288,7 @@ impl World {
                 break;
             }
             self.now = next;
+            self.outcome.steps += 1;
             if next_event == Some(next) {
                 let (_, event) = self.events.pop_first().expect("an event is due");
                 match event {
@@ -331,6 +349,7 @@ pub fn run_watch(seed: u64, mutation: Option<WatchMutation>) -> WatchOutcome {
             changes: 0,
             fetches: 0,
             breaks: 0,
+            steps: 0,
             violation: None,
         },
     };

@@ -1,6 +1,7 @@
 //! Long simulation sweeps: `cargo run -p tenure-sim --release --bin sim-long -- --runs 1000000`.
 //!
-//! Options: `--world W` (`holder`, the default, or `tabs`, `observed`, `claims`, `batch`),
+//! Options: `--world W` (`holder`, the default, or `tabs`, `observed`, `claims`, `batch`,
+//! `watch`),
 //! `--runs N` (default 1,000,000), `--seed S` (first seed, default 0), `--threads T` (default:
 //! all cores), `--mutation NAME` (holder world only: run a deliberately broken core, e.g.
 //! `OverlappingRenewals`). Prints every failure's report, then how many schedules ran and how
@@ -15,6 +16,7 @@ use tenure_sim::batch::run_batch;
 use tenure_sim::claims::run_claims;
 use tenure_sim::observed::{run_observed, ObservedFaults};
 use tenure_sim::tabs::{run_tabs, TabMutants};
+use tenure_sim::watch::run_watch;
 use tenure_sim::{for_each_seed, run_range, threads, Mutation, RangeReport};
 
 /// The worlds a sweep can run, each with its real (unmutated) machines.
@@ -25,6 +27,7 @@ enum World {
     Observed,
     Claims,
     Batch,
+    Watch,
 }
 
 impl World {
@@ -35,6 +38,7 @@ impl World {
             "observed" => World::Observed,
             "claims" => World::Claims,
             "batch" => World::Batch,
+            "watch" => World::Watch,
             _ => return None,
         })
     }
@@ -80,6 +84,10 @@ fn run_chunk(
             }
             World::Batch => {
                 let o = run_batch(seed, None, false);
+                (o.steps, o.violation.is_some().then(|| o.report()))
+            }
+            World::Watch => {
+                let o = run_watch(seed, None);
                 (o.steps, o.violation.is_some().then(|| o.report()))
             }
             World::Holder => unreachable!("swept by run_range"),
@@ -175,6 +183,6 @@ fn number(text: &str) -> u64 {
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("{problem}\nusage: sim-long [--world holder|tabs|observed|claims|batch] [--runs N] [--seed S] [--threads T] [--mutation NAME]");
+    eprintln!("{problem}\nusage: sim-long [--world holder|tabs|observed|claims|batch|watch] [--runs N] [--seed S] [--threads T] [--mutation NAME]");
     std::process::exit(2)
 }
