@@ -651,6 +651,35 @@ export interface TabLeaseOptions {
   onActive?: ((hold: TabLeaseHold) => void) | null;
   /** Same as assigning {@link TabLease.onInactive}. */
   onInactive?: ((reason: TabInactiveReason) => void) | null;
+  /** Same as assigning {@link TabLease.onHolderChange}. */
+  onHolderChange?: ((change: TabHolderChange) => void) | null;
+}
+
+/** Who holds a {@link TabLease} name, as one tab sees it ({@link TabLease.holder}). */
+export interface TabHolder {
+  /** The active tab's {@link TabLease.tabId}. */
+  tabId: string;
+  /** Its hold's epoch. */
+  epoch: number;
+  /** When this tab learned of the hold, in ms since the epoch (`Date.now()`). */
+  since: number;
+}
+
+/**
+ * A change of holder, as one tab sees it ({@link TabLease.observe},
+ * {@link TabLease.onHolderChange}). Changes come in epoch order: a new hold (`holder` set, a
+ * larger `epoch`), or the end of the hold `epoch` (`holder` null: released, its page left, or
+ * its heartbeat ran out, reported by the time another tab may take over). A hold reported ended
+ * because its heartbeat ran out is reported held again, same epoch, if its late heartbeat then
+ * lands. Never an older holder after a newer one.
+ */
+export interface TabHolderChange {
+  /** The active tab's {@link TabLease.tabId}, or null: nobody holds it now. */
+  holder: string | null;
+  /** The epoch of the hold that began, or that ended (0: the name was never held). */
+  epoch: number;
+  /** When this tab learned of the change, in ms since the epoch (`Date.now()`). */
+  since: number;
 }
 
 /** What {@link TabLease.acquire} resolves. */
@@ -719,6 +748,25 @@ export class TabLease implements AsyncDisposable {
   onActive: ((hold: TabLeaseHold) => void) | null;
   /** Called with the reason when this tab stops being active. */
   onInactive: ((reason: TabInactiveReason) => void) | null;
+  /**
+   * This instance's id, fixed for its life: what {@link TabLease.holder} and
+   * {@link TabHolderChange.holder} name on every tab when this instance is active.
+   */
+  readonly tabId: string;
+  /**
+   * Who holds the name, as this tab last saw it (every instance watches, candidate or not, from
+   * construction on), or null while nobody does or before this tab first read the log.
+   */
+  readonly holder: TabHolder | null;
+  /** Called with each {@link TabHolderChange} this tab sees. */
+  onHolderChange: ((change: TabHolderChange) => void) | null;
+  /**
+   * The changes of holder as this tab sees them, starting with the current one (as soon as this
+   * tab read the log), in epoch order. Ends when `signal` aborts or the TabLease closes. A tab
+   * that missed notices (frozen, hidden, a lost message) catches up from the log when it
+   * resumes or becomes visible, and when the newest entry it knows outlived its lease.
+   */
+  observe(options?: { signal?: AbortSignal }): AsyncIterableIterator<TabHolderChange>;
   /**
    * Becomes a candidate (staying one, also after losing, until `release()`), and resolves once
    * this tab is active. Aborting `signal` rejects with its reason and, unless the tab is active,

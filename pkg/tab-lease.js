@@ -48,11 +48,15 @@ export class TabLease {
   #broken = null;
   #waiters = new Set();
   #store = null;
+  /** The iterators of `observe()` still open. */
+  #observers = new Set();
 
   /** Called with `{epoch, grantorToken, signal}` when this tab becomes the active one. */
   onActive = null;
   /** Called with the reason when this tab stops being the active one. */
   onInactive = null;
+  /** Called with `{holder, epoch, since}` whenever the holder changes, as this tab sees it. */
+  onHolderChange = null;
 
   constructor(name, options = {}) {
     this.#core = construct(
@@ -60,6 +64,72 @@ export class TabLease {
     );
     this.onActive = options?.onActive ?? null;
     this.onInactive = options?.onInactive ?? null;
+    this.onHolderChange = options?.onHolderChange ?? null;
+  }
+
+  /** This instance's id, as every tab names the holder (`holder.tabId`). */
+  get tabId() {
+    return this.#core.tabId;
+  }
+
+  /**
+   * Who holds the role, as this tab last saw it: `{tabId, epoch, since}`, or null while nobody
+   * does (or before this tab read the log, just after construction). `since` is when this tab
+   * learned of it (ms since the epoch).
+   */
+  get holder() {
+    const change = this.#core.holder;
+    return change?.holder == null ? null : { tabId: change.holder, epoch: change.epoch, since: change.since };
+  }
+
+  /**
+   * The changes of holder as this tab sees them, `{holder, epoch, since}` (`holder`: a tab id,
+   * or null when the hold `epoch` ended), starting with the current one; in epoch order, never
+   * an older holder after a newer one. Ends when `signal` aborts or the TabLease closes.
+   */
+  observe({ signal } = {}) {
+    const queue = [];
+    let ended = this.#core.closed || signal?.aborted === true;
+    let wake = null;
+    const observer = {
+      push(change) {
+        queue.push(change);
+        wake?.();
+      },
+      end() {
+        ended = true;
+        queue.length = 0;
+        wake?.();
+      },
+    };
+    const onAbort = () => observer.end();
+    const finish = () => {
+      this.#observers.delete(observer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    if (!ended) {
+      const current = this.#core.holder;
+      if (current !== undefined) queue.push(current);
+      this.#observers.add(observer);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        while (queue.length === 0 && !ended) await new Promise((resolve) => (wake = resolve));
+        wake = null;
+        if (queue.length > 0) return { value: queue.shift(), done: false };
+        finish();
+        return { value: undefined, done: true };
+      },
+      async return() {
+        observer.end();
+        finish();
+        return { value: undefined, done: true };
+      },
+    };
   }
 
   /** The role's name. */
@@ -164,6 +234,8 @@ export class TabLease {
     const closing = this.#core.close();
     if (closing === undefined) return;
     this.#settleWaiters((waiter) => waiter.reject(closedError()));
+    for (const observer of this.#observers) observer.end();
+    this.#observers.clear();
     await closing;
   }
 
@@ -226,6 +298,13 @@ export class TabLease {
         this.onInactive?.(a);
       } catch (thrown) {
         rethrowLater(thrown);
+      }
+    } else if (kind === "holder") {
+      for (const observer of this.#observers) observer.push(a);
+      try {
+        this.onHolderChange?.(a);
+      } catch (error) {
+        rethrowLater(error);
       }
     } else if (kind === "failed") {
       this.#broken = fromCore(a);

@@ -31,15 +31,22 @@
 //!    the log larger than the entry it follows;
 //! 3. a fenced write from a superseded hold is refused, and accepted writes follow the order of
 //!    the holds in the log;
-//! 4. liveness in the healed phase (above).
+//! 4. liveness in the healed phase (above);
+//! 5. every page also watches who holds the role ([`TabWatch`], on the page's main thread, fed
+//!    by the same lossy, late and reordered broadcast and the same slow, failing storage, its
+//!    timers throttled while hidden): no watch reports epochs out of order (a larger epoch, or
+//!    the end of the hold last reported, or that hold again after an end judged by expiry), and
+//!    in the healed phase none still reports a holder whose hold had ended (a newer grant or its
+//!    release in the log, or its newest entry outlived by its lease) longer than
+//!    [`World::watch_bound`] ago, counted from the heal and from the watch's page last resuming.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
 
 use tenure::core::{
-    AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice, Now,
-    ObservedMutation, Stamp, TabConfig, TabElection, TabEndReason, TabEvent, TabMirror,
-    TabMutation, TabOutput,
+    AppendOutcome, EntryKind, HolderChange, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice,
+    Now, ObservedMutation, Stamp, TabConfig, TabElection, TabEndReason, TabEvent, TabMirror,
+    TabMutation, TabOutput, TabWatch, WatchMutation, WatchOutput,
 };
 use tenure::protocol::Token;
 
@@ -61,6 +68,8 @@ pub struct TabMutants {
     pub election: Option<TabMutation>,
     /// The broken observed-expiry rule, for every tab.
     pub observed: Option<ObservedMutation>,
+    /// The broken watch of who holds the role, for every page.
+    pub watch: Option<WatchMutation>,
 }
 
 impl TabMutants {
@@ -68,6 +77,7 @@ impl TabMutants {
     pub const NONE: TabMutants = TabMutants {
         election: None,
         observed: None,
+        watch: None,
     };
 }
 
@@ -93,6 +103,11 @@ pub enum TabInvariant {
     PageOutlivesElection,
     /// A yield the page sent for an earlier hold ended the election's current one.
     StaleYield,
+    /// A page's watch reported an older epoch after a newer one, or the same hold twice.
+    WatchOrder,
+    /// In the healed phase, a page's watch still reported a holder whose hold had ended longer
+    /// than the bound ago.
+    WatchStale,
     /// The run did not settle (too many steps).
     Runaway,
 }
@@ -244,6 +259,14 @@ enum ToElection {
     Check,
 }
 
+/// Something delivered to a page's watch.
+#[derive(Clone, Debug)]
+enum ToWatch {
+    Read(IoId, Result<Option<LogEntry>, ()>),
+    Notice(Notice),
+    Timer(u64),
+}
+
 /// Something delivered to a tab's page.
 #[derive(Clone, Debug)]
 enum ToPage {
@@ -299,6 +322,18 @@ enum Due {
         tab: usize,
         page: u32,
     },
+    /// To the watch of the page `page` (a reloaded page has a new one).
+    Watch {
+        tab: usize,
+        page: u32,
+        msg: ToWatch,
+    },
+    /// A watch's read reaches the store.
+    WatchRead {
+        tab: usize,
+        page: u32,
+        id: IoId,
+    },
     Fault,
     /// The end of a fault: resume, restore, reload, unhang, show, wake.
     Recover {
@@ -336,6 +371,17 @@ struct Page {
     hung: bool,
     /// A ping arrived while hung: answered on thawing.
     pong_owed: bool,
+    /// Who holds the role, as this page sees it.
+    watch: TabWatch,
+    /// The last change its watch reported.
+    watched: Option<HolderChange>,
+    /// The watch's channel is open (closed while the page is in the back/forward cache).
+    watching: bool,
+    watch_timer: u64,
+    /// What reached the watch while its page could not run.
+    parked_watch: Vec<ToWatch>,
+    /// True time the page last began to run (created, resumed, unhung, woken).
+    running_since: u64,
 }
 
 struct Tab {
@@ -387,6 +433,18 @@ struct World {
     stage_start: u64,
     /// The leader taken away in the healed phase: it does not count as the next leader.
     removed: Option<usize>,
+    /// True time the healed phase began.
+    healed_at: u64,
+    /// Randomness for the watches alone, so the elections' schedules are those of a world
+    /// without watches.
+    watch_rng: Rng,
+    /// For each epoch in the log, the true time its hold ended in the log (a newer epoch's entry
+    /// or its release landed as the newest).
+    hold_over: BTreeMap<u64, u64>,
+    /// The epochs written so far that have not ended in the log.
+    holds_open: Vec<u64>,
+    /// The true time the newest entry landed.
+    newest_at: u64,
     trace: VecDeque<String>,
     trace_tail: usize,
     trace_hash: u64,
@@ -401,7 +459,8 @@ struct World {
 pub fn run_tabs(seed: u64, mutants: TabMutants) -> TabsOutcome {
     let mut rng = Rng::new(seed ^ 0x7AB5_7AB5);
     let p = TabParams::draw(&mut rng);
-    let mut world = World::new(rng, p, mutants);
+    let watch_rng = Rng::new(seed ^ 0x0B5E_8BE5);
+    let mut world = World::new(rng, watch_rng, p, mutants);
     world.run();
     let details = if world.violation.is_some() {
         let mut s = format!("parameters: {:?}\ntabs at the end:\n", world.p);
@@ -453,7 +512,7 @@ fn token_of(epoch: u64) -> Token {
 }
 
 impl World {
-    fn new(mut rng: Rng, p: TabParams, mutants: TabMutants) -> World {
+    fn new(mut rng: Rng, watch_rng: Rng, p: TabParams, mutants: TabMutants) -> World {
         let mut world = World {
             tabs: Vec::new(),
             rng: rng.clone(),
@@ -473,6 +532,11 @@ impl World {
             last_active_at: None,
             stage_start: 0,
             removed: None,
+            healed_at: 0,
+            watch_rng,
+            hold_over: BTreeMap::new(),
+            holds_open: Vec::new(),
+            newest_at: 0,
             trace: VecDeque::new(),
             trace_tail: trace_tail(),
             trace_hash: 0xcbf2_9ce4_8422_2325,
@@ -511,6 +575,7 @@ impl World {
                 },
             );
             world.page_tick(i);
+            world.start_watch(i);
         }
         world.rng = rng;
         let first = world.rng.exponential(p.fault_every);
@@ -542,6 +607,7 @@ impl World {
         let mirror = TabMirror::new(Micros(lease), Micros(margin))
             .expect("valid")
             .with_mutation(self.mutants.election);
+        let watch = TabWatch::new(Micros(lease)).with_mutation(self.mutants.watch);
         Page {
             id,
             candidate: false,
@@ -550,6 +616,12 @@ impl World {
             left: false,
             hung: false,
             pong_owed: false,
+            watch,
+            watched: None,
+            watching: false,
+            watch_timer: 0,
+            parked_watch: Vec::new(),
+            running_since: self.t,
         }
     }
 
@@ -648,6 +720,20 @@ impl World {
                     self.page_action(tab);
                     self.page_tick(tab);
                 }
+            }
+            Due::Watch { tab, page, msg } => self.arrive_at_watch(tab, page, msg),
+            Due::WatchRead { tab, page, id } => {
+                let outcome = if !self.healed && self.watch_rng.chance(self.p.storage_failure) {
+                    Err(())
+                } else {
+                    Ok(self.log.last_key_value().map(|(seq, record)| LogEntry {
+                        seq: *seq,
+                        record: record.clone(),
+                    }))
+                };
+                let d = self.watch_storage_latency();
+                let msg = ToWatch::Read(id, outcome);
+                self.at(self.t + d, Due::Watch { tab, page, msg });
             }
             Due::Fault => {
                 if !self.healed {
@@ -956,6 +1042,24 @@ impl World {
             self.grants
                 .insert((record.holder.clone(), record.epoch), slot);
         }
+        if !overtaken {
+            self.newest_at = self.t;
+            let (epoch, t) = (record.epoch, self.t);
+            let hold_over = &mut self.hold_over;
+            self.holds_open.retain(|&open| {
+                let over = open < epoch;
+                if over {
+                    hold_over.insert(open, t);
+                }
+                !over
+            });
+            if record.kind == EntryKind::Release {
+                self.holds_open.retain(|&open| open != epoch);
+                self.hold_over.entry(epoch).or_insert(t);
+            } else if !self.holds_open.contains(&epoch) && !self.hold_over.contains_key(&epoch) {
+                self.holds_open.push(epoch);
+            }
+        }
         self.log.insert(slot, record);
         if overtaken {
             return AppendOutcome::Conflict;
@@ -1072,6 +1176,20 @@ impl World {
     // ----- BroadcastChannel -----
 
     fn broadcast(&mut self, from: usize, notice: Notice) {
+        // Every page's watch has a channel of its own, which hears its own worker's notices
+        // too; a page that is leaving closed it first.
+        for to in 0..self.tabs.len() {
+            let leaving = matches!(notice, Notice::Leaving { .. });
+            if (to == from && leaving)
+                || (!self.healed && self.watch_rng.chance(self.p.broadcast_loss))
+            {
+                continue;
+            }
+            let d = self.watch_rng.exponential(self.p.broadcast_latency);
+            let page = self.tabs[to].page.id;
+            let msg = ToWatch::Notice(notice.clone());
+            self.at(self.t + d, Due::Watch { tab: to, page, msg });
+        }
         for to in 0..self.tabs.len() {
             if to == from || (!self.healed && self.rng.chance(self.p.broadcast_loss)) {
                 continue;
@@ -1201,6 +1319,155 @@ impl World {
         }
     }
 
+    // ----- the page's watch of who holds the role -----
+
+    fn watch_storage_latency(&mut self) -> u64 {
+        if !self.healed && self.watch_rng.chance(self.p.storage_slow) {
+            if self.watch_rng.chance(0.1) {
+                return self.watch_rng.range(0, 2 * self.p.lease);
+            }
+            return self.watch_rng.range(0, 2 * self.p.renew_interval);
+        }
+        self.watch_rng.exponential(self.p.storage_latency)
+    }
+
+    /// The page's watch starts (the `TabLease` is constructed): it opens its channel and reads.
+    fn start_watch(&mut self, tab: usize) {
+        self.tabs[tab].page.watching = true;
+        self.tabs[tab].page.running_since = self.t;
+        self.watch_input(tab, |w, now| w.start(now));
+    }
+
+    fn arrive_at_watch(&mut self, tab: usize, page: u32, msg: ToWatch) {
+        if self.tabs[tab].page.id != page || self.tabs[tab].ctx == Ctx::Dead {
+            return;
+        }
+        match &msg {
+            ToWatch::Timer(gen) if *gen != self.tabs[tab].page.watch_timer => return,
+            // A message to a closed channel is lost (the page closed it before the cache).
+            ToWatch::Notice(_) if !self.tabs[tab].page.watching => return,
+            _ => {}
+        }
+        if !self.page_runs(tab) {
+            if !matches!(msg, ToWatch::Timer(_)) {
+                self.tabs[tab].page.parked_watch.push(msg);
+            }
+            return;
+        }
+        self.deliver_to_watch(tab, msg);
+    }
+
+    fn deliver_to_watch(&mut self, tab: usize, msg: ToWatch) {
+        match msg {
+            ToWatch::Read(id, outcome) => {
+                self.watch_input(tab, |w, now| w.handle_read(now, id, outcome))
+            }
+            ToWatch::Notice(notice) => self.watch_input(tab, |w, now| w.handle_notice(now, notice)),
+            ToWatch::Timer(_) => self.watch_input(tab, |w, now| w.handle_timeout(now)),
+        }
+    }
+
+    /// Runs one input on the page's watch, carries out its outputs and checks its reports.
+    fn watch_input(&mut self, tab: usize, f: impl FnOnce(&mut TabWatch, Now)) {
+        let now = self.now(tab);
+        f(&mut self.tabs[tab].page.watch, now);
+        let page = self.tabs[tab].page.id;
+        while let Some(output) = self.tabs[tab].page.watch.poll_output() {
+            match output {
+                WatchOutput::ReadLog(id) => {
+                    let d = self.watch_storage_latency();
+                    self.at(self.t + d, Due::WatchRead { tab, page, id });
+                }
+                WatchOutput::Change(change) => self.watched(tab, change),
+            }
+        }
+        self.tabs[tab].page.watch_timer += 1;
+        let gen = self.tabs[tab].page.watch_timer;
+        let Some(at) = self.tabs[tab].page.watch.poll_timeout() else {
+            return;
+        };
+        let Some(fire) = self.tabs[tab].clock.true_time_of_mono(self.t, at.0) else {
+            return;
+        };
+        // The watch runs on the page's main thread: throttled while hidden.
+        let late = if self.tabs[tab].hidden && !self.healed {
+            self.watch_rng.range(0, HIDDEN_TIMER_LATENESS)
+        } else {
+            self.watch_rng.range(0, MS)
+        };
+        let msg = ToWatch::Timer(gen);
+        self.at(fire + late, Due::Watch { tab, page, msg });
+    }
+
+    /// Invariant 5's order: a larger epoch, the end of the hold last reported, or that hold
+    /// again after an end (judged by expiry: the watch knows which ends are final).
+    fn watched(&mut self, tab: usize, change: HolderChange) {
+        self.note(format!(
+            "tab{tab} watch: {} epoch {}",
+            change.holder.as_deref().unwrap_or("nobody"),
+            change.epoch
+        ));
+        if let Some(last) = &self.tabs[tab].page.watched {
+            let in_order = change.epoch > last.epoch
+                || (change.epoch == last.epoch && last.holder.is_some() != change.holder.is_some());
+            if !in_order {
+                let detail = format!(
+                    "tab{tab}'s watch reported {:?} epoch {} after {:?} epoch {}",
+                    change.holder, change.epoch, last.holder, last.epoch
+                );
+                self.fail(TabInvariant::WatchOrder, detail);
+            }
+        }
+        self.tabs[tab].page.watched = Some(change);
+    }
+
+    /// How long after a hold ended (or the heal, or its page resuming, whichever is last) a
+    /// watch may still report it in the healed phase: the newest entry it knows outliving its
+    /// lease, a read stalled from the fault phase (two leases), and the liveness slack.
+    fn watch_bound(&self) -> u64 {
+        3 * self.p.lease + self.p.renew_interval + self.liveness_slack()
+    }
+
+    /// Invariant 5's staleness, for the watches of running pages in the healed phase.
+    fn check_watches(&mut self) {
+        if !self.healed {
+            return;
+        }
+        let newest = self.log.last_key_value().map(|(_, r)| (r.epoch, r.kind));
+        let bound = self.watch_bound();
+        for tab in 0..self.tabs.len() {
+            if !self.page_runs(tab) || !self.tabs[tab].page.watching {
+                continue;
+            }
+            let page = &self.tabs[tab].page;
+            let Some(HolderChange {
+                holder: Some(holder),
+                epoch,
+                ..
+            }) = &page.watched
+            else {
+                continue;
+            };
+            let from = self.healed_at.max(page.running_since);
+            let ended = match (self.hold_over.get(epoch), newest) {
+                (Some(&over), _) => Some(over),
+                // Its newest entry outlived its lease: nobody renews it.
+                (None, Some((newest, kind))) if newest == *epoch && kind != EntryKind::Release => {
+                    Some(self.newest_at + self.p.lease)
+                }
+                _ => None,
+            };
+            if let Some(ended) = ended {
+                if self.t > ended.max(from) + bound {
+                    let detail = format!(
+                        "tab{tab}'s watch still reports {holder} epoch {epoch}, whose hold ended at                          {ended}us (bound {bound}us)"
+                    );
+                    return self.fail(TabInvariant::WatchStale, detail);
+                }
+            }
+        }
+    }
+
     // ----- faults -----
 
     fn fault(&mut self) {
@@ -1302,6 +1569,8 @@ impl World {
             "FAULT pagehide tab{tab} (worker frozen first: {worker_frozen_first})"
         ));
         let page = &mut self.tabs[tab].page;
+        // A message to a cached page's channel evicts it: the watch stops listening first.
+        page.watching = false;
         let role = page.role.take();
         page.mirror.clear();
         page.left = page.candidate;
@@ -1371,6 +1640,7 @@ impl World {
                         self.stop_election(tab);
                     }
                     self.tabs[tab].ctx = Ctx::Running;
+                    self.tabs[tab].page.watching = true;
                     let rejoin = std::mem::take(&mut self.tabs[tab].page.left);
                     if rejoin {
                         self.tabs[tab].page.candidate = true;
@@ -1400,6 +1670,7 @@ impl World {
                     self.tabs[tab].page.candidate = true;
                     self.post_now(tab, ToElection::Join);
                     self.page_tick(tab);
+                    self.start_watch(tab);
                 }
             }
             Recover::Unhang => {
@@ -1478,6 +1749,12 @@ impl World {
         for msg in std::mem::take(&mut self.tabs[tab].parked_page) {
             self.arrive_at_page(tab, page, inc, msg);
         }
+        self.tabs[tab].page.running_since = self.t;
+        for msg in std::mem::take(&mut self.tabs[tab].page.parked_watch) {
+            self.deliver_to_watch(tab, msg);
+        }
+        // Its timer may have been due while it could not run.
+        self.watch_input(tab, |w, now| w.handle_timeout(now));
     }
 
     /// `resume`, `pageshow`, `visibilitychange`: the page reads its belief and has the election
@@ -1489,6 +1766,9 @@ impl World {
         self.page_update(tab);
         let d = self.page_latency_for(tab, false);
         self.send(tab, d, ToElection::Check);
+        if self.tabs[tab].page.watching {
+            self.watch_input(tab, |w, now| w.check(now));
+        }
     }
 
     // ----- the healed phase -----
@@ -1496,6 +1776,7 @@ impl World {
     fn heal(&mut self) {
         self.note("HEAL".to_owned());
         self.healed = true;
+        self.healed_at = self.t;
         if self.asleep {
             self.recover(0, Recover::Wake);
         }
@@ -1516,6 +1797,10 @@ impl World {
             }
             if self.running(tab) {
                 self.arm_timer(tab);
+            }
+            if self.page_runs(tab) && self.tabs[tab].page.watching {
+                // Timers armed while hidden may be a minute late: on time from now.
+                self.watch_input(tab, |w, now| w.handle_timeout(now));
             }
         }
         self.stage_start = self.t;
@@ -1637,5 +1922,6 @@ impl World {
                 }
             }
         }
+        self.check_watches();
     }
 }

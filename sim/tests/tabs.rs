@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use tenure::core::{ObservedMutation, TabMutation};
+use tenure::core::{ObservedMutation, TabMutation, WatchMutation};
 use tenure_sim::tab_model::MODEL_ONLY_MUTATIONS;
 use tenure_sim::tabs::{run_tabs, TabInvariant, TabMutants, TabsOutcome};
 
@@ -122,6 +122,7 @@ fn tabs_world_catches_every_tab_mutation() {
                 let mutants = TabMutants {
                     election: Some(mutation),
                     observed: None,
+                    watch: None,
                 };
                 let caught = first_catch(mutants);
                 results
@@ -136,12 +137,27 @@ fn tabs_world_catches_every_tab_mutation() {
                 let mutants = TabMutants {
                     election: None,
                     observed: Some(mutation),
+                    watch: None,
                 };
                 let caught = first_catch(mutants);
                 results
                     .lock()
                     .unwrap()
                     .push((format!("observed {mutation:?}"), caught));
+            });
+        }
+        for mutation in WatchMutation::ALL {
+            let results = &results;
+            scope.spawn(move || {
+                let mutants = TabMutants {
+                    watch: Some(mutation),
+                    ..TabMutants::NONE
+                };
+                let caught = first_catch(mutants);
+                results
+                    .lock()
+                    .unwrap()
+                    .push((format!("watch {mutation:?}"), caught));
             });
         }
     });

@@ -13,6 +13,7 @@
 //!   heartbeat worker (`serveTabEngine`) or inline;
 //! - [`global`]: global mode's grantor lease, the module's only use of the holder;
 //! - [`store`] and [`fenced`]: IndexedDB, and `FencedStoreCore`;
+//! - [`watch`]: who holds the role, as every page sees it (the core's [`crate::core::TabWatch`]);
 //! - [`wire`]: what is stored, broadcast and messaged; [`sys`]: the globals used.
 //!
 //! It depends on the core and a few shared binding helpers only, so it can be built alone.
@@ -29,6 +30,7 @@ mod global;
 mod page;
 mod store;
 mod sys;
+mod watch;
 mod wire;
 
 use js_sys::Array;

@@ -31,12 +31,14 @@ use super::sys::{
     describe, error_with, global, has_global_function, later, lock_manager, on_settled, origin_ms,
     random_id,
 };
+use super::watch::Watcher;
 use super::wire::{
     Answer, Call, EngineConfig, EntryWire, FromEngine, GlobalConfig, Report, ToEngine,
 };
 use super::{assert_supported, checked_name, NAME_PREFIX};
 use crate::core::{
-    ConfigError, Micros, PageHold, PageStanding, Stamp, TabConfig, TabMirror, WallTime,
+    ConfigError, HolderChange, Micros, PageHold, PageStanding, Stamp, TabConfig, TabMirror,
+    WallTime,
 };
 use crate::protocol::Token;
 
@@ -60,8 +62,11 @@ struct Listener {
 }
 
 struct State {
-    /// This page's candidate id: fresh per engine (a page back from the cache is a new one).
+    /// This page's candidate id: `<tab id>.<random>`, fresh per engine (a page back from the
+    /// cache is a new candidate), its tab id the same for the instance's life.
     instance: String,
+    /// Who holds the role, as this page sees it.
+    watch: Option<Rc<Watcher>>,
     /// Whether the engine uses Web Locks (`mode`): this context's guess until the engine says.
     web_locks_mode: bool,
     transport: Option<Transport>,
@@ -96,6 +101,8 @@ struct State {
 /// The page's side of one `TabLease`.
 struct Page {
     name: String,
+    /// This instance's id, as holders are named to every tab (`tab.tabId`).
+    tab_id: String,
     lease_ms: f64,
     margin_ms: f64,
     renew_interval_ms: f64,
@@ -304,6 +311,7 @@ fn page(
     let hold = PageHold::new(mirror(heartbeat.lease, heartbeat.margin)?, grantor_mirror);
     Ok(Page {
         name,
+        tab_id: random_id("tab-"),
         lease_ms,
         margin_ms,
         renew_interval_ms: heartbeat.renew_interval.as_ms_f64(),
@@ -316,6 +324,7 @@ fn page(
         notify,
         state: RefCell::new(State {
             instance: String::new(),
+            watch: None,
             web_locks_mode: web_locks && lock_manager().is_some(),
             transport: None,
             ready: false,
@@ -421,6 +430,9 @@ impl Page {
             return None;
         }
         self.withdraw();
+        if let Some(watch) = self.watch() {
+            watch.pause();
+        }
         // Closed before the release is confirmed: the next tab may take the role while the
         // engine's answer is still on its way, and this instance must not read as a mere "idle"
         // one then.
@@ -493,7 +505,9 @@ impl Page {
         let Some(false) = self.with(|s| s.transport.is_some()) else {
             return;
         };
-        let instance = random_id("tab-");
+        let mut prefix = self.tab_id.clone();
+        prefix.push('.');
+        let instance = random_id(&prefix);
         let config = EngineConfig {
             name: self.name.clone(),
             instance: instance.clone(),
@@ -940,6 +954,10 @@ impl Page {
     /// Leaving the page (closing, navigating, entering the back/forward cache): hand off now
     /// rather than make the next tab wait, and rejoin if the page comes back from the cache.
     fn pagehide(self: &Rc<Self>) {
+        // A message reaching a cached page's channel evicts the page: stop listening.
+        if let Some(watch) = self.watch() {
+            watch.pause();
+        }
         let leaving = self.with(|s| {
             if !s.candidate {
                 return None;
@@ -972,12 +990,46 @@ impl Page {
         if rejoin {
             self.join();
         }
+        if let Some(watch) = self.watch().filter(|_| !self.is_closed()) {
+            watch.resume();
+        }
         self.revalidate();
     }
 
     fn revalidate(self: &Rc<Self>) {
         self.update("expired");
         self.post(ToEngine::Check);
+        if let Some(watch) = self.watch() {
+            watch.check();
+        }
+    }
+
+    fn watch(&self) -> Option<Rc<Watcher>> {
+        self.with(|s| s.watch.clone()).flatten()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.with(|s| s.closed).unwrap_or(true)
+    }
+
+    /// Starts the watch of who holds the role; each change is told to the class as
+    /// `("holder", change)`.
+    fn start_watch(self: &Rc<Self>) {
+        let mut channel = String::from(NAME_PREFIX);
+        channel.push_str(&self.name);
+        let page = Rc::downgrade(self);
+        let watch = Watcher::new(
+            self.name.clone(),
+            channel,
+            Micros::from_ms_f64(self.lease_ms),
+            Box::new(move |change| {
+                if let Some(page) = page.upgrade() {
+                    page.tell("holder", &change_js(change), &JsValue::UNDEFINED);
+                }
+            }),
+        );
+        self.with(|s| s.watch = Some(Rc::clone(&watch)));
+        watch.resume();
     }
 
     fn listen(self: &Rc<Self>) {
@@ -1018,6 +1070,24 @@ impl Page {
     }
 }
 
+/// A change as the class hears it: `{holder, epoch, since}` (`holder`: a tab id or null;
+/// `since`: when this page learned of it, in ms since the epoch).
+fn change_js(change: &HolderChange) -> JsValue {
+    let object = Object::new();
+    let holder = change
+        .holder
+        .as_deref()
+        .map_or(JsValue::NULL, JsValue::from_str);
+    set(&object, "holder", &holder);
+    set(&object, "epoch", &JsValue::from_f64(change.epoch as f64));
+    set(
+        &object,
+        "since",
+        &JsValue::from_f64((change.since.0 / 1_000) as f64),
+    );
+    object.into()
+}
+
 /// An error as the engine receives it: its message and the fields a holder reads.
 fn plain_error(error: &JsValue) -> JsValue {
     let plain = Object::new();
@@ -1056,7 +1126,24 @@ impl TabLeaseCore {
         if !get(&global(), "document").is_undefined() {
             page.listen();
         }
+        page.start_watch();
         Ok(TabLeaseCore { page })
+    }
+
+    /// This instance's tab id, as every tab names the holder.
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = tabId)]
+    pub fn tab_id(&self) -> String {
+        self.page.tab_id.clone()
+    }
+
+    /// The last change of holder this page saw (`{holder, epoch, since}`), or `undefined`
+    /// before the log was read.
+    #[wasm_bindgen(skip_jsdoc, getter)]
+    pub fn holder(&self) -> JsValue {
+        self.page
+            .watch()
+            .and_then(|watch| watch.holder())
+            .map_or(JsValue::UNDEFINED, |change| change_js(&change))
     }
 
     /// The role's name.
