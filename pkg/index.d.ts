@@ -540,6 +540,14 @@ export type LeaseErrorCode =
   | "ERR_TAB_WORKER"
   /** A {@link TabLease} was used after `close()`. */
   | "ERR_TAB_CLOSED"
+  /** {@link TabLease.call}: the active tab changed before it answered (retryable). */
+  | "ERR_TAB_LEADER_CHANGED"
+  /** {@link TabLease.call}: no active tab answered in time (retryable). */
+  | "ERR_TAB_CALL_TIMEOUT"
+  /** {@link TabLease.call}: the active tab's handler threw; the message is its. */
+  | "ERR_TAB_CALL_FAILED"
+  /** {@link TabLease.call}: the active tab has no handler of that name. */
+  | "ERR_TAB_NO_HANDLER"
   /** A {@link Claim} was not safely held when it was about to be completed; nothing was sent. */
   | "ERR_CLAIM_LOST"
   /** The grantor refused a {@link Claim}'s token: the claim ran out or another worker has the item. */
@@ -571,6 +579,8 @@ export class LeaseError extends Error {
   readonly retryAfterMs?: number;
   /** For `ERR_TAB_UNSUPPORTED`: the missing platform features, e.g. `["indexedDB"]`. */
   readonly missing?: string[];
+  /** For the errors of {@link TabLease.call}: whether making the same call again may succeed. */
+  readonly retryable?: boolean;
 }
 
 /** Thrown by {@link Lease.assertHeld}. */
@@ -767,6 +777,33 @@ export class TabLease implements AsyncDisposable {
    * resumes or becomes visible, and when the newest entry it knows outlived its lease.
    */
   observe(options?: { signal?: AbortSignal }): AsyncIterableIterator<TabHolderChange>;
+  /**
+   * Registers `handler` for calls of `name` ({@link TabLease.call}): it runs, in this tab, for
+   * each call sent to this tab's hold while the hold lasts, and its result (or what it throws)
+   * answers the call. An answer ready after the hold ended is not sent: the caller fails over.
+   * Register before (or whether or not) this tab is active. Returns a function that
+   * unregisters it.
+   * @throws {LeaseError} `ERR_LEASE_USAGE` unless `name` is a non-empty string and `handler` a
+   *   function
+   */
+  handle<A = unknown, R = unknown>(name: string, handler: (args: A) => R | Promise<R>): () => void;
+  /**
+   * Calls the active tab's handler for `name` with `args`, from any tab (this one included),
+   * over BroadcastChannel: the request names the epoch of the hold it was sent to, and only that
+   * hold runs it, once. `args` and the answer are structured-cloned. Made while no tab is
+   * active, the call waits for the next one.
+   * @throws {LeaseError} (as rejections) `ERR_TAB_LEADER_CHANGED` (`retryable: true`): the hold
+   *   it was sent to ended before it answered, and the handler may or may not have run there;
+   *   `ERR_TAB_CALL_TIMEOUT` (`retryable: true`): no active tab answered within `timeoutMs`
+   *   (default 10 000); `ERR_TAB_CALL_FAILED` (the handler threw: its message) and
+   *   `ERR_TAB_NO_HANDLER` (`retryable: false`); `ERR_TAB_CLOSED`; `ERR_LEASE_CONFIG` for a bad
+   *   `timeoutMs`; or `signal`'s reason
+   */
+  call<R = unknown, A = unknown>(
+    name: string,
+    args?: A,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<R>;
   /**
    * Becomes a candidate (staying one, also after losing, until `release()`), and resolves once
    * this tab is active. Aborting `signal` rejects with its reason and, unless the tab is active,

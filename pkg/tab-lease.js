@@ -244,6 +244,62 @@ export class TabLease {
     return this.close();
   }
 
+  /**
+   * Runs `handler(args)` for every `call(name, args)` any tab of this name makes while this tab
+   * is active (its result, or what it throws, is the answer). Returns a function that
+   * unregisters it.
+   */
+  handle(name, handler) {
+    if (typeof handler !== "function") {
+      throw new LeaseError("ERR_LEASE_USAGE", "handle(name, handler) needs a function", { field: "handler" });
+    }
+    try {
+      this.#core.handle(name, handler);
+    } catch (error) {
+      rethrow(error);
+    }
+    return () => this.#core.unhandle(name, handler);
+  }
+
+  /**
+   * Calls the active tab's handler for `name` with `args` (structured-cloned), from any tab,
+   * this one included, and resolves its answer. Rejects with a LeaseError:
+   * `ERR_TAB_LEADER_CHANGED` (retryable) when the active tab changed before it answered,
+   * `ERR_TAB_CALL_TIMEOUT` when no active tab answered within `timeoutMs` (default 10 000),
+   * `ERR_TAB_CALL_FAILED` with the handler's message, `ERR_TAB_NO_HANDLER`; or with `signal`'s
+   * reason.
+   */
+  call(name, args, { signal, timeoutMs } = {}) {
+    if (this.#core.closed) return Promise.reject(closedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let started;
+    try {
+      started = this.#core.call(name, args, timeoutMs);
+    } catch (error) {
+      return Promise.reject(fromCore(error));
+    }
+    const [promise, id] = started;
+    const answer = promise.catch(rethrow);
+    if (signal === undefined) return answer;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#core.cancelCall(id);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      answer.then(
+        (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
   /** Writes `value` under `key` in this name's FencedStore with this tab's epoch. */
   fencedWrite(key, value) {
     if (this.epoch === null) {

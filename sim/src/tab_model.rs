@@ -834,16 +834,19 @@ pub fn model_mutants() -> Vec<TabMutants> {
             election: Some(TabMutation::BlindTakeover),
             observed: None,
             watch: None,
+            calls: None,
         },
         TabMutants {
             election: None,
             observed: Some(ObservedMutation::NoRestartOnNewVersion),
             watch: None,
+            calls: None,
         },
         TabMutants {
             election: Some(TabMutation::LockedGrantOverTakeover),
             observed: None,
             watch: None,
+            calls: None,
         },
     ]
 }

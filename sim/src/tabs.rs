@@ -38,15 +38,21 @@
 //!    the end of the hold last reported, or that hold again after an end judged by expiry), and
 //!    in the healed phase none still reports a holder whose hold had ended (a newer grant or its
 //!    release in the log, or its newest entry outlived by its lease) longer than
-//!    [`World::watch_bound`] ago, counted from the heal and from the watch's page last resuming.
+//!    [`World::watch_bound`] ago, counted from the heal and from the watch's page last resuming;
+//! 6. pages call into the active tab ([`TabCalls`], requests and replies on the same lossy,
+//!    late, reordered broadcast, handlers that take time): a handler runs only in a page that
+//!    believes it holds the epoch the request names, at most once per call and hold; a call
+//!    settles at most once, resolves only with a reply from the epoch it was routed to, and
+//!    only while its own page's watch still reports that hold live.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
 
 use tenure::core::{
-    AppendOutcome, EntryKind, HolderChange, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice,
-    Now, ObservedMutation, Stamp, TabConfig, TabElection, TabEndReason, TabEvent, TabMirror,
-    TabMutation, TabOutput, TabWatch, WatchMutation, WatchOutput,
+    AppendOutcome, CallMutation, CallOutput, EntryKind, HolderChange, IoId, LockEvent, LogEntry,
+    LogRecord, Micros, Notice, Now, ObservedMutation, Stamp, TabCalls, TabConfig, TabElection,
+    TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabWatch, WatchMutation,
+    WatchOutput,
 };
 use tenure::protocol::Token;
 
@@ -70,6 +76,8 @@ pub struct TabMutants {
     pub observed: Option<ObservedMutation>,
     /// The broken watch of who holds the role, for every page.
     pub watch: Option<WatchMutation>,
+    /// The broken calls into the active tab, for every page.
+    pub calls: Option<CallMutation>,
 }
 
 impl TabMutants {
@@ -78,6 +86,7 @@ impl TabMutants {
         election: None,
         observed: None,
         watch: None,
+        calls: None,
     };
 }
 
@@ -108,6 +117,9 @@ pub enum TabInvariant {
     /// In the healed phase, a page's watch still reported a holder whose hold had ended longer
     /// than the bound ago.
     WatchStale,
+    /// A call settled twice, resolved with another hold's reply or after its page knew the hold
+    /// ended, or a handler ran twice for one call on one hold or in a page not holding it.
+    Calls,
     /// The run did not settle (too many steps).
     Runaway,
 }
@@ -127,6 +139,8 @@ pub struct TabsOutcome {
     pub holds: u64,
     /// Fenced writes accepted.
     pub writes: u64,
+    /// Calls into the active tab made, and resolved by its answer.
+    pub calls: (u64, u64),
     /// The first broken invariant and what was seen.
     pub violation: Option<(TabInvariant, String)>,
     details: String,
@@ -265,6 +279,25 @@ enum ToWatch {
     Read(IoId, Result<Option<LogEntry>, ()>),
     Notice(Notice),
     Timer(u64),
+    /// A call request, from the page `page` of tab `tab`.
+    Request {
+        tab: usize,
+        page: u32,
+        id: u64,
+        epoch: u64,
+    },
+    /// The handler of that request finished here.
+    Handled {
+        tab: usize,
+        page: u32,
+        id: u64,
+        epoch: u64,
+    },
+    Reply {
+        id: u64,
+        epoch: u64,
+    },
+    CallTimer(u64),
 }
 
 /// Something delivered to a tab's page.
@@ -382,6 +415,14 @@ struct Page {
     parked_watch: Vec<ToWatch>,
     /// True time the page last began to run (created, resumed, unhung, woken).
     running_since: u64,
+    /// Its calls into the active tab.
+    calls: TabCalls,
+    next_call: u64,
+    /// The epoch each call was sent to.
+    routes: HashMap<u64, u64>,
+    /// The calls settled.
+    settled: Vec<u64>,
+    call_timer: u64,
 }
 
 struct Tab {
@@ -445,6 +486,11 @@ struct World {
     holds_open: Vec<u64>,
     /// The true time the newest entry landed.
     newest_at: u64,
+    /// The handlers run: (caller tab, caller page, call, epoch).
+    handled: Vec<(usize, u32, u64, u64)>,
+    /// Calls made and resolved.
+    calls_made: u64,
+    calls_resolved: u64,
     trace: VecDeque<String>,
     trace_tail: usize,
     trace_hash: u64,
@@ -493,6 +539,7 @@ pub fn run_tabs(seed: u64, mutants: TabMutants) -> TabsOutcome {
         steps: world.steps,
         hash: world.trace_hash,
         holds: world.holds,
+        calls: (world.calls_made, world.calls_resolved),
         writes: world.writes,
         violation: world.violation,
         details,
@@ -537,6 +584,9 @@ impl World {
             hold_over: BTreeMap::new(),
             holds_open: Vec::new(),
             newest_at: 0,
+            handled: Vec::new(),
+            calls_made: 0,
+            calls_resolved: 0,
             trace: VecDeque::new(),
             trace_tail: trace_tail(),
             trace_hash: 0xcbf2_9ce4_8422_2325,
@@ -622,6 +672,11 @@ impl World {
             watch_timer: 0,
             parked_watch: Vec::new(),
             running_since: self.t,
+            calls: TabCalls::new().with_mutation(self.mutants.calls),
+            next_call: 0,
+            routes: HashMap::new(),
+            settled: Vec::new(),
+            call_timer: 0,
         }
     }
 
@@ -1288,6 +1343,9 @@ impl World {
         if !self.page_runs(tab) || self.tabs[tab].page.left {
             return;
         }
+        if self.watch_rng.chance(0.3) {
+            self.make_call(tab);
+        }
         let active = self.page_update(tab);
         if active && self.rng.chance(0.5) {
             let instance = self.tabs[tab].election.config().instance.clone();
@@ -1344,12 +1402,17 @@ impl World {
         }
         match &msg {
             ToWatch::Timer(gen) if *gen != self.tabs[tab].page.watch_timer => return,
+            ToWatch::CallTimer(gen) if *gen != self.tabs[tab].page.call_timer => return,
             // A message to a closed channel is lost (the page closed it before the cache).
-            ToWatch::Notice(_) if !self.tabs[tab].page.watching => return,
+            ToWatch::Notice(_) | ToWatch::Request { .. } | ToWatch::Reply { .. }
+                if !self.tabs[tab].page.watching =>
+            {
+                return
+            }
             _ => {}
         }
         if !self.page_runs(tab) {
-            if !matches!(msg, ToWatch::Timer(_)) {
+            if !matches!(msg, ToWatch::Timer(_) | ToWatch::CallTimer(_)) {
                 self.tabs[tab].page.parked_watch.push(msg);
             }
             return;
@@ -1364,6 +1427,172 @@ impl World {
             }
             ToWatch::Notice(notice) => self.watch_input(tab, |w, now| w.handle_notice(now, notice)),
             ToWatch::Timer(_) => self.watch_input(tab, |w, now| w.handle_timeout(now)),
+            ToWatch::CallTimer(_) => self.calls_input(tab, |c, now| c.handle_timeout(now)),
+            ToWatch::Request {
+                tab: from,
+                page,
+                id,
+                epoch,
+            } => self.serve(tab, from, page, id, epoch),
+            ToWatch::Handled {
+                tab: from,
+                page,
+                id,
+                epoch,
+            } => {
+                // Answered only if this page still holds the hold when its handler is done.
+                if TabCalls::serves(self.held(tab), epoch) {
+                    let msg = ToWatch::Reply { id, epoch };
+                    if from == tab {
+                        self.deliver_to_watch(tab, msg);
+                    } else {
+                        self.call_message(from, page, msg);
+                    }
+                }
+            }
+            ToWatch::Reply { id, epoch } => self.replied(tab, id, epoch),
+        }
+    }
+
+    // ----- calls into the active tab -----
+
+    /// The epoch this page believes it holds now.
+    fn held(&mut self, tab: usize) -> Option<u64> {
+        let now = self.now(tab);
+        let page = &mut self.tabs[tab].page;
+        page.role.filter(|_| !page.left && page.mirror.holds(now))
+    }
+
+    /// A message on the call channel to the page `page` of tab `to`: lossy, late, reordered,
+    /// and in the fault phase sometimes held up as long as a heartbeat interval (a busy page).
+    fn call_message(&mut self, to: usize, page: u32, msg: ToWatch) {
+        if !self.healed && self.watch_rng.chance(self.p.broadcast_loss) {
+            return;
+        }
+        let d = if !self.healed && self.watch_rng.chance(0.1) {
+            self.watch_rng.range(0, self.p.renew_interval)
+        } else {
+            self.watch_rng.exponential(self.p.broadcast_latency)
+        };
+        self.at(self.t + d, Due::Watch { tab: to, page, msg });
+    }
+
+    /// The page of tab `tab` calls the active tab.
+    fn make_call(&mut self, tab: usize) {
+        let page = &mut self.tabs[tab].page;
+        page.next_call += 1;
+        let id = page.next_call;
+        self.calls_made += 1;
+        let timeout = Micros(2 * self.p.lease);
+        self.calls_input(tab, |c, now| c.call(now, id, timeout));
+    }
+
+    fn calls_input(&mut self, tab: usize, f: impl FnOnce(&mut TabCalls, Now)) {
+        let now = self.now(tab);
+        f(&mut self.tabs[tab].page.calls, now);
+        let page = self.tabs[tab].page.id;
+        while let Some(output) = self.tabs[tab].page.calls.poll_output() {
+            match output {
+                CallOutput::Send { id, epoch } => {
+                    self.tabs[tab].page.routes.insert(id, epoch);
+                    let request = ToWatch::Request {
+                        tab,
+                        page,
+                        id,
+                        epoch,
+                    };
+                    if TabCalls::serves(self.held(tab), epoch) {
+                        self.deliver_to_watch(tab, request);
+                        continue;
+                    }
+                    for to in (0..self.tabs.len()).filter(|&to| to != tab) {
+                        let to_page = self.tabs[to].page.id;
+                        self.call_message(to, to_page, request.clone());
+                    }
+                }
+                CallOutput::Fail { id, failure } => {
+                    self.note(format!("tab{tab} call {id} failed: {}", failure.code()));
+                    self.call_settled(tab, id);
+                }
+            }
+        }
+        self.tabs[tab].page.call_timer += 1;
+        let gen = self.tabs[tab].page.call_timer;
+        let Some(at) = self.tabs[tab].page.calls.poll_timeout() else {
+            return;
+        };
+        let Some(fire) = self.tabs[tab].clock.true_time_of_mono(self.t, at.0) else {
+            return;
+        };
+        let late = if self.tabs[tab].hidden && !self.healed {
+            self.watch_rng.range(0, HIDDEN_TIMER_LATENESS)
+        } else {
+            self.watch_rng.range(0, MS)
+        };
+        let msg = ToWatch::CallTimer(gen);
+        self.at(fire + late, Due::Watch { tab, page, msg });
+    }
+
+    fn call_settled(&mut self, tab: usize, id: u64) {
+        if self.tabs[tab].page.settled.contains(&id) {
+            let detail = format!("tab{tab}'s call {id} settled twice");
+            return self.fail(TabInvariant::Calls, detail);
+        }
+        self.tabs[tab].page.settled.push(id);
+    }
+
+    /// A request reached this page: its handler runs if the page holds the epoch it names.
+    fn serve(&mut self, tab: usize, from: usize, page: u32, id: u64, epoch: u64) {
+        if !TabCalls::serves(self.held(tab), epoch) {
+            return;
+        }
+        if self.handled.contains(&(from, page, id, epoch)) {
+            let detail = format!("tab{from}'s call {id} ran twice on the hold of epoch {epoch}");
+            return self.fail(TabInvariant::Calls, detail);
+        }
+        self.handled.push((from, page, id, epoch));
+        self.note(format!(
+            "tab{tab} runs tab{from}'s call {id} (epoch {epoch})"
+        ));
+        let d = self.watch_rng.range(0, self.p.renew_interval);
+        let my_page = self.tabs[tab].page.id;
+        let msg = ToWatch::Handled {
+            tab: from,
+            page,
+            id,
+            epoch,
+        };
+        self.at(
+            self.t + d,
+            Due::Watch {
+                tab,
+                page: my_page,
+                msg,
+            },
+        );
+    }
+
+    /// A reply reached the caller: if the core takes it, the call resolves.
+    fn replied(&mut self, tab: usize, id: u64, epoch: u64) {
+        if !self.tabs[tab].page.calls.handle_reply(id, epoch) {
+            return;
+        }
+        self.calls_resolved += 1;
+        self.note(format!("tab{tab} call {id} resolved by epoch {epoch}"));
+        self.call_settled(tab, id);
+        let page = &self.tabs[tab].page;
+        let routed = page.routes.get(&id).copied();
+        let watched = page.watched.as_ref().map(|w| (w.holder.is_some(), w.epoch));
+        if routed != Some(epoch) {
+            let detail =
+                format!("tab{tab}'s call {id}, routed to {routed:?}, resolved by epoch {epoch}");
+            return self.fail(TabInvariant::Calls, detail);
+        }
+        if watched != Some((true, epoch)) {
+            let detail = format!(
+                "tab{tab}'s call {id} resolved by epoch {epoch} while its watch reported {watched:?}"
+            );
+            self.fail(TabInvariant::Calls, detail);
         }
     }
 
@@ -1418,7 +1647,9 @@ impl World {
                 self.fail(TabInvariant::WatchOrder, detail);
             }
         }
+        let live = change.holder.as_ref().map(|_| change.epoch);
         self.tabs[tab].page.watched = Some(change);
+        self.calls_input(tab, |c, _| c.holder_changed(live));
     }
 
     /// How long after a hold ended (or the heal, or its page resuming, whichever is last) a
@@ -1753,8 +1984,9 @@ impl World {
         for msg in std::mem::take(&mut self.tabs[tab].page.parked_watch) {
             self.deliver_to_watch(tab, msg);
         }
-        // Its timer may have been due while it could not run.
+        // Its timers may have been due while it could not run.
         self.watch_input(tab, |w, now| w.handle_timeout(now));
+        self.calls_input(tab, |c, now| c.handle_timeout(now));
     }
 
     /// `resume`, `pageshow`, `visibilitychange`: the page reads its belief and has the election

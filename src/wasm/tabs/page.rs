@@ -26,6 +26,7 @@ use web_sys::{
 use super::super::error::{config_error, get, lease_error, set};
 use super::super::js::{now_ms, performance_now, reading};
 use super::super::options::holder_config;
+use super::calls::Calls;
 use super::engine::Engine;
 use super::sys::{
     describe, error_with, global, has_global_function, later, lock_manager, on_settled, origin_ms,
@@ -35,10 +36,10 @@ use super::watch::Watcher;
 use super::wire::{
     Answer, Call, EngineConfig, EntryWire, FromEngine, GlobalConfig, Report, ToEngine,
 };
-use super::{assert_supported, checked_name, NAME_PREFIX};
+use super::{assert_supported, checked_name, CALL_PREFIX, NAME_PREFIX};
 use crate::core::{
-    ConfigError, HolderChange, Micros, PageHold, PageStanding, Stamp, TabConfig, TabMirror,
-    WallTime,
+    checked_ms, ConfigError, HolderChange, Micros, PageHold, PageStanding, Stamp, TabConfig,
+    TabMirror, WallTime, DEFAULT_CALL_TIMEOUT,
 };
 use crate::protocol::Token;
 
@@ -67,6 +68,8 @@ struct State {
     instance: String,
     /// Who holds the role, as this page sees it.
     watch: Option<Rc<Watcher>>,
+    /// Calls into the active tab, made and served.
+    tab_calls: Option<Rc<Calls>>,
     /// Whether the engine uses Web Locks (`mode`): this context's guess until the engine says.
     web_locks_mode: bool,
     transport: Option<Transport>,
@@ -325,6 +328,7 @@ fn page(
         state: RefCell::new(State {
             instance: String::new(),
             watch: None,
+            tab_calls: None,
             web_locks_mode: web_locks && lock_manager().is_some(),
             transport: None,
             ready: false,
@@ -432,6 +436,13 @@ impl Page {
         self.withdraw();
         if let Some(watch) = self.watch() {
             watch.pause();
+        }
+        if let Some(calls) = self.calls() {
+            calls.close(&lease_error(
+                "ERR_TAB_CLOSED",
+                "this TabLease was closed",
+                None,
+            ));
         }
         // Closed before the release is confirmed: the next tab may take the role while the
         // engine's answer is still on its way, and this instance must not read as a mere "idle"
@@ -958,6 +969,9 @@ impl Page {
         if let Some(watch) = self.watch() {
             watch.pause();
         }
+        if let Some(calls) = self.calls() {
+            calls.mute();
+        }
         let leaving = self.with(|s| {
             if !s.candidate {
                 return None;
@@ -993,6 +1007,9 @@ impl Page {
         if let Some(watch) = self.watch().filter(|_| !self.is_closed()) {
             watch.resume();
         }
+        if let Some(calls) = self.calls().filter(|_| !self.is_closed()) {
+            calls.listen();
+        }
         self.revalidate();
     }
 
@@ -1008,27 +1025,52 @@ impl Page {
         self.with(|s| s.watch.clone()).flatten()
     }
 
+    fn calls(&self) -> Option<Rc<Calls>> {
+        self.with(|s| s.tab_calls.clone()).flatten()
+    }
+
+    /// The epoch this page holds now, judged on its clocks (`None` while not active).
+    fn held(self: &Rc<Self>) -> Option<u64> {
+        self.update("expired");
+        self.with(|s| s.hold.epoch().filter(|_| s.active).map(Token::get))
+            .flatten()
+    }
+
     fn is_closed(&self) -> bool {
         self.with(|s| s.closed).unwrap_or(true)
     }
 
-    /// Starts the watch of who holds the role; each change is told to the class as
-    /// `("holder", change)`.
+    /// Starts the watch of who holds the role, each change told to the class as
+    /// `("holder", change)`, and the calls into the active tab, which it routes.
     fn start_watch(self: &Rc<Self>) {
         let mut channel = String::from(NAME_PREFIX);
         channel.push_str(&self.name);
+        let mut call_channel = String::from(CALL_PREFIX);
+        call_channel.push_str(&self.name);
+        let page = Rc::downgrade(self);
+        let calls = Calls::new(
+            self.tab_id.clone(),
+            call_channel,
+            Box::new(move || page.upgrade().and_then(|page| page.held())),
+        );
         let page = Rc::downgrade(self);
         let watch = Watcher::new(
             self.name.clone(),
             channel,
             Micros::from_ms_f64(self.lease_ms),
             Box::new(move |change| {
-                if let Some(page) = page.upgrade() {
-                    page.tell("holder", &change_js(change), &JsValue::UNDEFINED);
+                let Some(page) = page.upgrade() else { return };
+                if let Some(calls) = page.calls() {
+                    calls.holder_changed(change.holder.as_ref().map(|_| change.epoch));
                 }
+                page.tell("holder", &change_js(change), &JsValue::UNDEFINED);
             }),
         );
-        self.with(|s| s.watch = Some(Rc::clone(&watch)));
+        self.with(|s| {
+            s.watch = Some(Rc::clone(&watch));
+            s.tab_calls = Some(Rc::clone(&calls));
+        });
+        calls.listen();
         watch.resume();
     }
 
@@ -1068,6 +1110,17 @@ impl Page {
             })
         });
     }
+}
+
+/// A call's name: a non-empty string.
+fn call_name(name: &JsValue) -> Result<String, JsValue> {
+    name.as_string().filter(|n| !n.is_empty()).ok_or_else(|| {
+        lease_error(
+            "ERR_LEASE_USAGE",
+            "a call's name must be a non-empty string",
+            Some("name"),
+        )
+    })
 }
 
 /// A change as the class hears it: `{holder, epoch, since}` (`holder`: a tab id or null;
@@ -1134,6 +1187,56 @@ impl TabLeaseCore {
     #[wasm_bindgen(skip_jsdoc, getter, js_name = tabId)]
     pub fn tab_id(&self) -> String {
         self.page.tab_id.clone()
+    }
+
+    /// Registers `handler` for calls of `name` while this tab is active.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn handle(&self, name: JsValue, handler: Function) -> Result<(), JsValue> {
+        let name = call_name(&name)?;
+        if let Some(calls) = self.page.calls() {
+            calls.handle(name, handler);
+        }
+        Ok(())
+    }
+
+    /// Unregisters `handler` for `name`, if it is still the one registered.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn unhandle(&self, name: JsValue, handler: Function) {
+        if let (Some(name), Some(calls)) = (name.as_string(), self.page.calls()) {
+            calls.unhandle(&name, &handler);
+        }
+    }
+
+    /// Calls `name` with `args` in the active tab, failing after `timeoutMs` (default 10 s):
+    /// `[promise, id]`, the id for `cancelCall`.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn call(
+        &self,
+        name: JsValue,
+        args: JsValue,
+        timeout_ms: JsValue,
+    ) -> Result<Array, JsValue> {
+        let name = call_name(&name)?;
+        let timeout = if timeout_ms.is_undefined() {
+            DEFAULT_CALL_TIMEOUT
+        } else {
+            checked_ms("timeoutMs", timeout_ms.as_f64().unwrap_or(f64::NAN))
+                .map_err(|e| config_error(&e))?
+        };
+        let calls = self
+            .page
+            .calls()
+            .ok_or_else(|| lease_error("ERR_TAB_CLOSED", "this TabLease was closed", None))?;
+        let (promise, id) = calls.call(JsValue::from_str(&name), args, timeout);
+        Ok(Array::of2(&promise, &JsValue::from_f64(id as f64)))
+    }
+
+    /// Gives up on call `id` (its caller's signal aborted).
+    #[wasm_bindgen(skip_jsdoc, js_name = cancelCall)]
+    pub fn cancel_call(&self, id: f64) {
+        if let Some(calls) = self.page.calls() {
+            calls.cancel(id as u64);
+        }
     }
 
     /// The last change of holder this page saw (`{holder, epoch, since}`), or `undefined`
