@@ -548,6 +548,8 @@ export type LeaseErrorCode =
   | "ERR_TAB_CALL_FAILED"
   /** {@link TabLease.call}: the active tab has no handler of that name. */
   | "ERR_TAB_NO_HANDLER"
+  /** {@link TabLease.handOff}: the named tab is not a candidate of this name (or did not answer). */
+  | "ERR_TAB_HANDOFF_TARGET"
   /** A {@link Claim} was not safely held when it was about to be completed; nothing was sent. */
   | "ERR_CLAIM_LOST"
   /** The grantor refused a {@link Claim}'s token: the claim ran out or another worker has the item. */
@@ -615,6 +617,7 @@ export type TabInactiveReason =
   | "stolen"
   | "superseded"
   | "grantor_lost"
+  | "handed_off"
   | (string & {});
 
 /** Global mode: the active tab holds this grantor lease for the whole browser. Durations in ms. */
@@ -821,6 +824,19 @@ export class TabLease implements AsyncDisposable {
   fencedWrite<T>(key: FencedKey, value: T): Promise<FencedWriteResult>;
   /** `new FencedStore(name).read(key)`. */
   fencedRead<T = unknown>(key: FencedKey): Promise<FencedEntry<T> | null>;
+  /**
+   * Hands the role over: this tab steps down at once (`onInactive("handed_off")`; its `signal`
+   * aborts with `ERR_LEASE_RELEASED`, `reason: "handed_off"`) and stays a candidate; the tab
+   * `toTabId` ({@link TabLease.tabId}) is active next, with a new epoch, or without a name the
+   * candidate that has waited longest. The release names the tab, and for its `leaseMs` no other
+   * tab takes the role: if the named tab vanishes meanwhile, the role is free again after that.
+   * The named tab must confirm within a second that it is a candidate of this name, before this
+   * tab steps down.
+   * @throws {LeaseError} (as rejections) `ERR_LEASE_NOT_HELD` unless this tab is active;
+   *   `ERR_TAB_HANDOFF_TARGET` (nothing handed over) when the named tab is not a candidate or
+   *   did not answer; `ERR_LEASE_USAGE` for a name that is not a string or is this tab's own
+   */
+  handOff(toTabId?: string): Promise<void>;
   /** Closes: enables `await using tab = new TabLease(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -300,6 +300,18 @@ export class TabLease {
     });
   }
 
+  /**
+   * Hands the role over: this tab steps down (`onInactive("handed_off")`, its signal aborts with
+   * `ERR_LEASE_RELEASED`), stays a candidate, and the tab `toTabId` (or, without one, the
+   * candidate that has waited longest) is active next with a new epoch. A named tab must say it
+   * is a candidate of this name first, else nothing is handed over and this rejects with
+   * `ERR_TAB_HANDOFF_TARGET`; `ERR_LEASE_NOT_HELD` unless this tab is active.
+   */
+  handOff(toTabId) {
+    if (this.#core.closed) return Promise.reject(closedError());
+    return this.#core.handOff(toTabId).catch(rethrow);
+  }
+
   /** Writes `value` under `key` in this name's FencedStore with this tab's epoch. */
   fencedWrite(key, value) {
     if (this.epoch === null) {

@@ -39,7 +39,12 @@
 //!    in the healed phase none still reports a holder whose hold had ended (a newer grant or its
 //!    release in the log, or its newest entry outlived by its lease) longer than
 //!    [`World::watch_bound`] ago, counted from the heal and from the watch's page last resuming;
-//! 6. pages call into the active tab ([`TabCalls`], requests and replies on the same lossy,
+//! 6. an active page sometimes hands the role over ([`TabElection::hand_off`]) to another tab
+//!    (one that may be frozen, hidden, gone) or to whoever is next: while the release naming a
+//!    tab is the newest entry, no other tab's grant lands before that release's lease has passed
+//!    (by true time, less the clocks' drift), so the named tab, if it still takes part, is next;
+//!    invariant 1 covers the handover too;
+//! 7. pages call into the active tab ([`TabCalls`], requests and replies on the same lossy,
 //!    late, reordered broadcast, handlers that take time): a handler runs only in a page that
 //!    believes it holds the epoch the request names, at most once per call and hold; a call
 //!    settles at most once, resolves only with a reply from the epoch it was routed to, and
@@ -49,10 +54,10 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
 
 use tenure::core::{
-    AppendOutcome, CallMutation, CallOutput, EntryKind, HolderChange, IoId, LockEvent, LogEntry,
-    LogRecord, Micros, Notice, Now, ObservedMutation, Stamp, TabCalls, TabConfig, TabElection,
-    TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabWatch, WatchMutation,
-    WatchOutput,
+    tab_id_of, AppendOutcome, CallMutation, CallOutput, EntryKind, HolderChange, IoId, LockEvent,
+    LogEntry, LogRecord, Micros, Notice, Now, ObservedMutation, Stamp, TabCalls, TabConfig,
+    TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabWatch,
+    WatchMutation, WatchOutput,
 };
 use tenure::protocol::Token;
 
@@ -117,6 +122,8 @@ pub enum TabInvariant {
     /// In the healed phase, a page's watch still reported a holder whose hold had ended longer
     /// than the bound ago.
     WatchStale,
+    /// Another tab's grant landed while a release handing the role to a named tab reserved it.
+    Handover,
     /// A call settled twice, resolved with another hold's reply or after its page knew the hold
     /// ended, or a handler ran twice for one call on one hold or in a page not holding it.
     Calls,
@@ -270,6 +277,8 @@ enum ToElection {
     Leave,
     /// The page yields the hold with this epoch.
     Yield(u64),
+    /// The page hands the role over, to the tab named (or whoever is next).
+    HandOff(Option<String>),
     Check,
 }
 
@@ -488,6 +497,8 @@ struct World {
     newest_at: u64,
     /// The handlers run: (caller tab, caller page, call, epoch).
     handled: Vec<(usize, u32, u64, u64)>,
+    /// The newest release naming a tab: (tab, when it landed, its lease).
+    reserved: Option<(String, u64, u64)>,
     /// Calls made and resolved.
     calls_made: u64,
     calls_resolved: u64,
@@ -585,6 +596,7 @@ impl World {
             holds_open: Vec::new(),
             newest_at: 0,
             handled: Vec::new(),
+            reserved: None,
             calls_made: 0,
             calls_resolved: 0,
             trace: VecDeque::new(),
@@ -994,6 +1006,7 @@ impl World {
                 }
             }
             ToElection::Check => self.input(tab, |e, now| e.check(now)),
+            ToElection::HandOff(to) => self.input(tab, |e, now| e.hand_off(now, to)),
         }
     }
 
@@ -1099,6 +1112,26 @@ impl World {
         }
         if !overtaken {
             self.newest_at = self.t;
+            let reserved = self.reserved.take();
+            if let (Some((to, at, lease)), EntryKind::Grant) = (reserved, record.kind) {
+                // Candidates count the reservation on their own monotonic clocks from when they
+                // first saw the release: at least this much true time.
+                let rho = self.p.rho_ppm as u64;
+                let window = lease - lease * 2 * rho / 1_000_000 - MS;
+                if tab_id_of(&record.holder) != to && self.t < at + window {
+                    let detail = format!(
+                        "{} granted epoch {} {}us after a release handing the role to {to}",
+                        record.holder,
+                        record.epoch,
+                        self.t - at
+                    );
+                    self.fail(TabInvariant::Handover, detail);
+                }
+            }
+            if let (EntryKind::Release, Some(to)) = (record.kind, &record.to) {
+                let lease = record.lease.map_or(self.p.lease, |l| l.0);
+                self.reserved = Some((to.clone(), self.t, lease));
+            }
             let (epoch, t) = (record.epoch, self.t);
             let hold_over = &mut self.hold_over;
             self.holds_open.retain(|&open| {
@@ -1347,6 +1380,23 @@ impl World {
             self.make_call(tab);
         }
         let active = self.page_update(tab);
+        if active && !self.healed && self.watch_rng.chance(0.05) {
+            // Hand over, to another tab (in whatever state it is) or whoever is next: the page
+            // stops acting at once, as `handOff()` does, and stays a candidate.
+            let to = if self.watch_rng.chance(0.8) {
+                let other = (tab + 1 + self.watch_rng.below(self.tabs.len() - 1)) % self.tabs.len();
+                Some(format!("tab{other}"))
+            } else {
+                None
+            };
+            self.note(format!("tab{tab}'s page hands off to {to:?}"));
+            let page = &mut self.tabs[tab].page;
+            page.role = None;
+            page.mirror.clear();
+            let d = self.page_latency_for(tab, false);
+            self.send(tab, d, ToElection::HandOff(to));
+            return;
+        }
         if active && self.rng.chance(0.5) {
             let instance = self.tabs[tab].election.config().instance.clone();
             let epoch = self.tabs[tab].page.role.expect("active");

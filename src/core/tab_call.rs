@@ -18,6 +18,10 @@ use super::time::{Micros, MonoTime, Now};
 /// How long a call waits for a hold and its reply when the caller names no timeout.
 pub const DEFAULT_CALL_TIMEOUT: Micros = Micros::from_ms(10_000);
 
+/// How long a handover waits for the named tab to confirm it is a candidate of the name before
+/// refusing, without stepping down. Messages between tabs are not throttled, even in hidden tabs.
+pub const HANDOFF_PROBE_TIMEOUT: Micros = Micros::from_ms(1_000);
+
 /// Deliberately broken variants of the calls. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

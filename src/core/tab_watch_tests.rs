@@ -19,6 +19,7 @@ fn entry(seq: u64, holder: &str, epoch: u64, kind: EntryKind) -> LogEntry {
             lease: Some(LEASE),
             locks: true,
             takeover: false,
+            to: None,
         },
     }
 }

@@ -35,6 +35,8 @@ struct Call {
 struct State {
     core: TabCalls,
     calls: Vec<Call>,
+    /// Handovers waiting for their named tab's answer: (probe id, resolve).
+    probes: Vec<(u64, Function)>,
     handlers: Vec<(String, Function)>,
     channel: Option<Channel>,
     timer: Option<(Timeout, MonoTime)>,
@@ -47,6 +49,8 @@ pub struct Calls {
     channel_name: String,
     /// The epoch this page holds now, by its own clocks.
     held: Box<dyn Fn() -> Option<u64>>,
+    /// Whether this page is a candidate now (a handover may name it).
+    candidate: Box<dyn Fn() -> bool>,
     state: RefCell<State>,
 }
 
@@ -79,14 +83,17 @@ impl Calls {
         tab_id: String,
         channel_name: String,
         held: Box<dyn Fn() -> Option<u64>>,
+        candidate: Box<dyn Fn() -> bool>,
     ) -> Rc<Calls> {
         Rc::new(Calls {
             tab_id,
             channel_name,
             held,
+            candidate,
             state: RefCell::new(State {
                 core: TabCalls::new(),
                 calls: Vec::new(),
+                probes: Vec::new(),
                 handlers: Vec::new(),
                 channel: None,
                 timer: None,
@@ -313,8 +320,83 @@ impl Calls {
         }
     }
 
+    /// Asks the tab `to` whether it is a candidate of this name: resolves `true` when it says
+    /// so, `false` when it says not or stays silent for `timeout`.
+    pub fn probe(self: &Rc<Self>, to: &str, timeout: Micros) -> Promise {
+        let channel = self
+            .state
+            .try_borrow_mut()
+            .ok()
+            .and_then(|s| s.channel.as_ref().map(|(channel, _)| channel.clone()));
+        let Some(channel) = channel else {
+            return Promise::resolve(&JsValue::FALSE);
+        };
+        let mut id = 0;
+        let answer = Promise::new(&mut |resolve, _| {
+            if let Ok(mut state) = self.state.try_borrow_mut() {
+                state.next_id += 1;
+                id = state.next_id;
+                state.probes.push((id, resolve));
+            }
+        });
+        let request = Object::new();
+        set(&request, "t", &JsValue::from_str("probe"));
+        set(&request, "to", &JsValue::from_str(to));
+        set(&request, "from", &JsValue::from_str(&self.tab_id));
+        set(&request, "id", &JsValue::from_f64(id as f64));
+        let _ = channel.post_message(&request);
+        let calls = Rc::downgrade(self);
+        let timer = Timeout::new(timeout.as_ms_f64() as u32, move || {
+            if let Some(calls) = calls.upgrade() {
+                calls.probed(id, false);
+            }
+        });
+        timer.forget();
+        answer
+    }
+
+    fn probed(&self, id: u64, candidate: bool) {
+        let resolve = self.state.try_borrow_mut().ok().and_then(|mut state| {
+            let at = state.probes.iter().position(|(i, _)| *i == id)?;
+            Some(state.probes.remove(at).1)
+        });
+        if let Some(resolve) = resolve {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &JsValue::from_bool(candidate));
+        }
+    }
+
     fn heard(self: &Rc<Self>, message: &JsValue) {
+        let for_me = get(message, "to").as_string().as_deref() == Some(&self.tab_id);
         match get(message, "t").as_string().as_deref() {
+            Some("probe") if for_me => {
+                let (Some(from), Some(id)) =
+                    (get(message, "from").as_string(), number(message, "id"))
+                else {
+                    return;
+                };
+                let answer = Object::new();
+                set(&answer, "t", &JsValue::from_str("probed"));
+                set(&answer, "to", &JsValue::from_str(&from));
+                set(&answer, "id", &JsValue::from_f64(id as f64));
+                set(
+                    &answer,
+                    "candidate",
+                    &JsValue::from_bool((self.candidate)()),
+                );
+                let channel = self
+                    .state
+                    .try_borrow()
+                    .ok()
+                    .and_then(|s| s.channel.as_ref().map(|(channel, _)| channel.clone()));
+                if let Some(channel) = channel {
+                    let _ = channel.post_message(&answer);
+                }
+            }
+            Some("probed") if for_me => {
+                if let Some(id) = number(message, "id") {
+                    self.probed(id, get(message, "candidate").as_bool() == Some(true));
+                }
+            }
             Some("call") => self.serve(message),
             Some("reply") if get(message, "to").as_string().as_deref() == Some(&self.tab_id) => {
                 self.replied(message)

@@ -39,7 +39,7 @@ use super::wire::{
 use super::{assert_supported, checked_name, CALL_PREFIX, NAME_PREFIX};
 use crate::core::{
     checked_ms, ConfigError, HolderChange, Micros, PageHold, PageStanding, Stamp, TabConfig,
-    TabMirror, WallTime, DEFAULT_CALL_TIMEOUT,
+    TabMirror, WallTime, DEFAULT_CALL_TIMEOUT, HANDOFF_PROBE_TIMEOUT,
 };
 use crate::protocol::Token;
 
@@ -1021,6 +1021,13 @@ impl Page {
         }
     }
 
+    /// Steps down now (the page stops acting: `"handed_off"`) and has the engine hand the role
+    /// to `to`.
+    fn hand_off(self: &Rc<Self>, to: Option<String>) {
+        self.step_down("handed_off");
+        self.post(ToEngine::HandOff(to));
+    }
+
     fn watch(&self) -> Option<Rc<Watcher>> {
         self.with(|s| s.watch.clone()).flatten()
     }
@@ -1048,10 +1055,17 @@ impl Page {
         let mut call_channel = String::from(CALL_PREFIX);
         call_channel.push_str(&self.name);
         let page = Rc::downgrade(self);
+        let candidate = page.clone();
         let calls = Calls::new(
             self.tab_id.clone(),
             call_channel,
             Box::new(move || page.upgrade().and_then(|page| page.held())),
+            Box::new(move || {
+                candidate
+                    .upgrade()
+                    .and_then(|page| page.with(|s| s.candidate && !s.closed && !s.broken))
+                    .unwrap_or(false)
+            }),
         );
         let page = Rc::downgrade(self);
         let watch = Watcher::new(
@@ -1229,6 +1243,83 @@ impl TabLeaseCore {
             .ok_or_else(|| lease_error("ERR_TAB_CLOSED", "this TabLease was closed", None))?;
         let (promise, id) = calls.call(JsValue::from_str(&name), args, timeout);
         Ok(Array::of2(&promise, &JsValue::from_f64(id as f64)))
+    }
+
+    /// Hands the role over to the tab `to` (a tab id; `undefined`: whichever candidate is
+    /// next). Rejects `ERR_LEASE_NOT_HELD` unless this tab is active, and, without stepping
+    /// down, `ERR_TAB_HANDOFF_TARGET` unless the named tab says within a second that it is a
+    /// candidate of this name; else this tab steps down (`"handed_off"`) and the promise
+    /// resolves.
+    #[wasm_bindgen(skip_jsdoc, js_name = handOff)]
+    pub fn hand_off(&self, to: JsValue) -> Promise {
+        let page = Rc::clone(&self.page);
+        let to = if to.is_undefined() || to.is_null() {
+            None
+        } else {
+            match to.as_string().filter(|to| !to.is_empty()) {
+                Some(to) if to == page.tab_id => {
+                    return Promise::reject(&lease_error(
+                        "ERR_LEASE_USAGE",
+                        "handOff(toTabId) names this tab itself",
+                        Some("toTabId"),
+                    ))
+                }
+                Some(to) => Some(to),
+                None => {
+                    return Promise::reject(&lease_error(
+                        "ERR_LEASE_USAGE",
+                        "handOff(toTabId) needs a tab id (a string) or nothing",
+                        Some("toTabId"),
+                    ))
+                }
+            }
+        };
+        if page.held().is_none() {
+            return Promise::reject(&lease_error(
+                "ERR_LEASE_NOT_HELD",
+                "only the active tab can hand the role over",
+                None,
+            ));
+        }
+        let Some(target) = to else {
+            page.hand_off(None);
+            return Promise::resolve(&JsValue::UNDEFINED);
+        };
+        let Some(calls) = page.calls() else {
+            return Promise::reject(&lease_error(
+                "ERR_TAB_CLOSED",
+                "this TabLease was closed",
+                None,
+            ));
+        };
+        let probe = calls.probe(&target, HANDOFF_PROBE_TIMEOUT);
+        Promise::new(&mut |resolve, reject| {
+            let page = Rc::clone(&page);
+            let target = target.clone();
+            on_settled(&probe, move |outcome| {
+                if outcome.ok().and_then(|c| c.as_bool()) != Some(true) {
+                    let mut message = String::from("tab ");
+                    message.push_str(&target);
+                    message.push_str(
+                        " is not a candidate of this name (or did not answer): nothing was handed over",
+                    );
+                    let error = lease_error("ERR_TAB_HANDOFF_TARGET", &message, Some("toTabId"));
+                    let _ = reject.call1(&JsValue::UNDEFINED, &error);
+                    return;
+                }
+                if page.held().is_none() {
+                    let error = lease_error(
+                        "ERR_LEASE_NOT_HELD",
+                        "this tab stopped being active before the handover",
+                        None,
+                    );
+                    let _ = reject.call1(&JsValue::UNDEFINED, &error);
+                    return;
+                }
+                page.hand_off(Some(target));
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            });
+        })
     }
 
     /// Gives up on call `id` (its caller's signal aborted).
