@@ -35,8 +35,9 @@ struct Call {
 struct State {
     core: TabCalls,
     calls: Vec<Call>,
-    /// Handovers waiting for their named tab's answer: (probe id, resolve).
-    probes: Vec<(u64, Function)>,
+    /// Handovers waiting for their named tab's answer: (probe id, resolve, the timer that
+    /// gives up).
+    probes: Vec<(u64, Function, Option<Timeout>)>,
     handlers: Vec<(String, Function)>,
     channel: Option<Channel>,
     timer: Option<(Timeout, MonoTime)>,
@@ -314,9 +315,18 @@ impl Calls {
                 }
             };
         }
-        if let Some(channel) = channel {
-            // A closed channel fails: the call times out, or fails when the leader changes.
-            let _ = channel.post_message(&request);
+        let Some(channel) = channel else {
+            // No channel (closed, or none in this runtime): the call times out, or fails when
+            // the leader changes.
+            return;
+        };
+        if let Err(thrown) = channel.post_message(&request) {
+            // Arguments that cannot be cloned: the call fails now rather than at its deadline.
+            if let Ok(mut state) = self.state.try_borrow_mut() {
+                state.core.cancel(id);
+            }
+            let message = describe(&thrown);
+            self.settle(id, false, &error("ERR_TAB_CALL_FAILED", &message, false));
         }
     }
 
@@ -336,7 +346,7 @@ impl Calls {
             if let Ok(mut state) = self.state.try_borrow_mut() {
                 state.next_id += 1;
                 id = state.next_id;
-                state.probes.push((id, resolve));
+                state.probes.push((id, resolve, None));
             }
         });
         let request = Object::new();
@@ -351,16 +361,21 @@ impl Calls {
                 calls.probed(id, false);
             }
         });
-        timer.forget();
+        if let Ok(mut state) = self.state.try_borrow_mut() {
+            if let Some(probe) = state.probes.iter_mut().find(|(i, _, _)| *i == id) {
+                probe.2 = Some(timer);
+            }
+        }
         answer
     }
 
     fn probed(&self, id: u64, candidate: bool) {
-        let resolve = self.state.try_borrow_mut().ok().and_then(|mut state| {
-            let at = state.probes.iter().position(|(i, _)| *i == id)?;
-            Some(state.probes.remove(at).1)
+        let probe = self.state.try_borrow_mut().ok().and_then(|mut state| {
+            let at = state.probes.iter().position(|(i, _, _)| *i == id)?;
+            Some(state.probes.remove(at))
         });
-        if let Some(resolve) = resolve {
+        if let Some((_, resolve, timer)) = probe {
+            drop(timer);
             let _ = resolve.call1(&JsValue::UNDEFINED, &JsValue::from_bool(candidate));
         }
     }

@@ -78,6 +78,16 @@ describe("TabLease calls into the active tab in Chromium", () => {
     assert.deepEqual([thrown.ok, thrown.code, thrown.retryable, thrown.message], [false, "ERR_TAB_CALL_FAILED", false, "boom from the handler"]);
     const missing = await call(bystander, "nothing");
     assert.deepEqual([missing.ok, missing.code, missing.retryable], [false, "ERR_TAB_NO_HANDLER", false]);
+    // Arguments that cannot be cloned fail at once, from another tab and from the leader itself.
+    for (const page of [bystander, tabs[index]]) {
+      const uncloneable = await page.evaluate(() =>
+        window.tab.call("echo", () => {}, { timeoutMs: 5_000 }).then(
+          () => "resolved",
+          (error) => error.code,
+        ),
+      );
+      assert.equal(uncloneable, "ERR_TAB_CALL_FAILED");
+    }
     const aborted = await bystander.evaluate(async () => {
       const controller = new AbortController();
       const pending = window.tab.call("slow", 1_000, { signal: controller.signal });
