@@ -626,6 +626,16 @@ export type LeaseErrorCode =
   | "ERR_TAB_WORKER"
   /** A {@link TabLease} was used after `close()`. */
   | "ERR_TAB_CLOSED"
+  /** {@link TabLease.call}: the active tab changed before it answered (retryable). */
+  | "ERR_TAB_LEADER_CHANGED"
+  /** {@link TabLease.call}: no active tab answered in time (retryable). */
+  | "ERR_TAB_CALL_TIMEOUT"
+  /** {@link TabLease.call}: the active tab's handler threw; the message is its. */
+  | "ERR_TAB_CALL_FAILED"
+  /** {@link TabLease.call}: the active tab has no handler of that name. */
+  | "ERR_TAB_NO_HANDLER"
+  /** {@link TabLease.handOff}: the named tab is not a candidate of this name (or did not answer). */
+  | "ERR_TAB_HANDOFF_TARGET"
   /** A {@link Claim} was not safely held when it was about to be completed; nothing was sent. */
   | "ERR_CLAIM_LOST"
   /** The grantor refused a {@link Claim}'s token: the claim ran out or another worker has the item. */
@@ -657,6 +667,8 @@ export class LeaseError extends Error {
   readonly retryAfterMs?: number;
   /** For `ERR_TAB_UNSUPPORTED`: the missing platform features, e.g. `["indexedDB"]`. */
   readonly missing?: string[];
+  /** For the errors of {@link TabLease.call}: whether making the same call again may succeed. */
+  readonly retryable?: boolean;
 }
 
 /** Thrown by {@link Lease.assertHeld}. */
@@ -691,6 +703,7 @@ export type TabInactiveReason =
   | "stolen"
   | "superseded"
   | "grantor_lost"
+  | "handed_off"
   | (string & {});
 
 /** Global mode: the active tab holds this grantor lease for the whole browser. Durations in ms. */
@@ -737,6 +750,35 @@ export interface TabLeaseOptions {
   onActive?: ((hold: TabLeaseHold) => void) | null;
   /** Same as assigning {@link TabLease.onInactive}. */
   onInactive?: ((reason: TabInactiveReason) => void) | null;
+  /** Same as assigning {@link TabLease.onHolderChange}. */
+  onHolderChange?: ((change: TabHolderChange) => void) | null;
+}
+
+/** Who holds a {@link TabLease} name, as one tab sees it ({@link TabLease.holder}). */
+export interface TabHolder {
+  /** The active tab's {@link TabLease.tabId}. */
+  tabId: string;
+  /** Its hold's epoch. */
+  epoch: number;
+  /** When this tab learned of the hold, in ms since the epoch (`Date.now()`). */
+  since: number;
+}
+
+/**
+ * A change of holder, as one tab sees it ({@link TabLease.observe},
+ * {@link TabLease.onHolderChange}). Changes come in epoch order: a new hold (`holder` set, a
+ * larger `epoch`), or the end of the hold `epoch` (`holder` null: released, its page left, or
+ * its heartbeat ran out, reported by the time another tab may take over). A hold reported ended
+ * because its heartbeat ran out is reported held again, same epoch, if its late heartbeat then
+ * lands. Never an older holder after a newer one.
+ */
+export interface TabHolderChange {
+  /** The active tab's {@link TabLease.tabId}, or null: nobody holds it now. */
+  holder: string | null;
+  /** The epoch of the hold that began, or that ended (0: the name was never held). */
+  epoch: number;
+  /** When this tab learned of the change, in ms since the epoch (`Date.now()`). */
+  since: number;
 }
 
 /** What {@link TabLease.acquire} resolves. */
@@ -806,6 +848,52 @@ export class TabLease implements AsyncDisposable {
   /** Called with the reason when this tab stops being active. */
   onInactive: ((reason: TabInactiveReason) => void) | null;
   /**
+   * This instance's id, fixed for its life: what {@link TabLease.holder} and
+   * {@link TabHolderChange.holder} name on every tab when this instance is active.
+   */
+  readonly tabId: string;
+  /**
+   * Who holds the name, as this tab last saw it (every instance watches, candidate or not, from
+   * construction on), or null while nobody does or before this tab first read the log.
+   */
+  readonly holder: TabHolder | null;
+  /** Called with each {@link TabHolderChange} this tab sees. */
+  onHolderChange: ((change: TabHolderChange) => void) | null;
+  /**
+   * The changes of holder as this tab sees them, starting with the current one (as soon as this
+   * tab read the log), in epoch order. Ends when `signal` aborts or the TabLease closes. A tab
+   * that missed notices (frozen, hidden, a lost message) catches up from the log when it
+   * resumes or becomes visible, and when the newest entry it knows outlived its lease.
+   */
+  observe(options?: { signal?: AbortSignal }): AsyncIterableIterator<TabHolderChange>;
+  /**
+   * Registers `handler` for calls of `name` ({@link TabLease.call}): it runs, in this tab, for
+   * each call sent to this tab's hold while the hold lasts, and its result (or what it throws)
+   * answers the call. An answer ready after the hold ended is not sent: the caller fails over.
+   * Register before (or whether or not) this tab is active. Returns a function that
+   * unregisters it.
+   * @throws {LeaseError} `ERR_LEASE_USAGE` unless `name` is a non-empty string and `handler` a
+   *   function
+   */
+  handle<A = unknown, R = unknown>(name: string, handler: (args: A) => R | Promise<R>): () => void;
+  /**
+   * Calls the active tab's handler for `name` with `args`, from any tab (this one included),
+   * over BroadcastChannel: the request names the epoch of the hold it was sent to, and only that
+   * hold runs it, once. `args` and the answer are structured-cloned. Made while no tab is
+   * active, the call waits for the next one.
+   * @throws {LeaseError} (as rejections) `ERR_TAB_LEADER_CHANGED` (`retryable: true`): the hold
+   *   it was sent to ended before it answered, and the handler may or may not have run there;
+   *   `ERR_TAB_CALL_TIMEOUT` (`retryable: true`): no active tab answered within `timeoutMs`
+   *   (default 10 000); `ERR_TAB_CALL_FAILED` (the handler threw: its message) and
+   *   `ERR_TAB_NO_HANDLER` (`retryable: false`); `ERR_TAB_CLOSED`; `ERR_LEASE_CONFIG` for a bad
+   *   `timeoutMs`; or `signal`'s reason
+   */
+  call<R = unknown, A = unknown>(
+    name: string,
+    args?: A,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<R>;
+  /**
    * Becomes a candidate (staying one, also after losing, until `release()`), and resolves once
    * this tab is active. Aborting `signal` rejects with its reason and, unless the tab is active,
    * withdraws the candidacy.
@@ -822,6 +910,19 @@ export class TabLease implements AsyncDisposable {
   fencedWrite<T>(key: FencedKey, value: T): Promise<FencedWriteResult>;
   /** `new FencedStore(name).read(key)`. */
   fencedRead<T = unknown>(key: FencedKey): Promise<FencedEntry<T> | null>;
+  /**
+   * Hands the role over: this tab steps down at once (`onInactive("handed_off")`; its `signal`
+   * aborts with `ERR_LEASE_RELEASED`, `reason: "handed_off"`) and stays a candidate; the tab
+   * `toTabId` ({@link TabLease.tabId}) is active next, with a new epoch, or without a name the
+   * candidate that has waited longest. The release names the tab, and for its `leaseMs` no other
+   * tab takes the role: if the named tab vanishes meanwhile, the role is free again after that.
+   * The named tab must confirm within a second that it is a candidate of this name, before this
+   * tab steps down.
+   * @throws {LeaseError} (as rejections) `ERR_LEASE_NOT_HELD` unless this tab is active;
+   *   `ERR_TAB_HANDOFF_TARGET` (nothing handed over) when the named tab is not a candidate or
+   *   did not answer; `ERR_LEASE_USAGE` for a name that is not a string or is this tab's own
+   */
+  handOff(toTabId?: string): Promise<void>;
   /** Closes: enables `await using tab = new TabLease(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }

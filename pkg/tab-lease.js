@@ -48,11 +48,15 @@ export class TabLease {
   #broken = null;
   #waiters = new Set();
   #store = null;
+  /** The iterators of `observe()` still open. */
+  #observers = new Set();
 
   /** Called with `{epoch, grantorToken, signal}` when this tab becomes the active one. */
   onActive = null;
   /** Called with the reason when this tab stops being the active one. */
   onInactive = null;
+  /** Called with `{holder, epoch, since}` whenever the holder changes, as this tab sees it. */
+  onHolderChange = null;
 
   constructor(name, options = {}) {
     this.#core = construct(
@@ -60,6 +64,72 @@ export class TabLease {
     );
     this.onActive = options?.onActive ?? null;
     this.onInactive = options?.onInactive ?? null;
+    this.onHolderChange = options?.onHolderChange ?? null;
+  }
+
+  /** This instance's id, as every tab names the holder (`holder.tabId`). */
+  get tabId() {
+    return this.#core.tabId;
+  }
+
+  /**
+   * Who holds the role, as this tab last saw it: `{tabId, epoch, since}`, or null while nobody
+   * does (or before this tab read the log, just after construction). `since` is when this tab
+   * learned of it (ms since the epoch).
+   */
+  get holder() {
+    const change = this.#core.holder;
+    return change?.holder == null ? null : { tabId: change.holder, epoch: change.epoch, since: change.since };
+  }
+
+  /**
+   * The changes of holder as this tab sees them, `{holder, epoch, since}` (`holder`: a tab id,
+   * or null when the hold `epoch` ended), starting with the current one; in epoch order, never
+   * an older holder after a newer one. Ends when `signal` aborts or the TabLease closes.
+   */
+  observe({ signal } = {}) {
+    const queue = [];
+    let ended = this.#core.closed || signal?.aborted === true;
+    let wake = null;
+    const observer = {
+      push(change) {
+        queue.push(change);
+        wake?.();
+      },
+      end() {
+        ended = true;
+        queue.length = 0;
+        wake?.();
+      },
+    };
+    const onAbort = () => observer.end();
+    const finish = () => {
+      this.#observers.delete(observer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    if (!ended) {
+      const current = this.#core.holder;
+      if (current !== undefined) queue.push(current);
+      this.#observers.add(observer);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        while (queue.length === 0 && !ended) await new Promise((resolve) => (wake = resolve));
+        wake = null;
+        if (queue.length > 0) return { value: queue.shift(), done: false };
+        finish();
+        return { value: undefined, done: true };
+      },
+      async return() {
+        observer.end();
+        finish();
+        return { value: undefined, done: true };
+      },
+    };
   }
 
   /** The role's name. */
@@ -164,12 +234,82 @@ export class TabLease {
     const closing = this.#core.close();
     if (closing === undefined) return;
     this.#settleWaiters((waiter) => waiter.reject(closedError()));
+    for (const observer of this.#observers) observer.end();
+    this.#observers.clear();
     await closing;
   }
 
   /** `await using tab = new TabLease(...)` closes it at the end of the scope. */
   [Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose")]() {
     return this.close();
+  }
+
+  /**
+   * Runs `handler(args)` for every `call(name, args)` any tab of this name makes while this tab
+   * is active (its result, or what it throws, is the answer). Returns a function that
+   * unregisters it.
+   */
+  handle(name, handler) {
+    if (typeof handler !== "function") {
+      throw new LeaseError("ERR_LEASE_USAGE", "handle(name, handler) needs a function", { field: "handler" });
+    }
+    try {
+      this.#core.handle(name, handler);
+    } catch (error) {
+      rethrow(error);
+    }
+    return () => this.#core.unhandle(name, handler);
+  }
+
+  /**
+   * Calls the active tab's handler for `name` with `args` (structured-cloned), from any tab,
+   * this one included, and resolves its answer. Rejects with a LeaseError:
+   * `ERR_TAB_LEADER_CHANGED` (retryable) when the active tab changed before it answered,
+   * `ERR_TAB_CALL_TIMEOUT` when no active tab answered within `timeoutMs` (default 10 000),
+   * `ERR_TAB_CALL_FAILED` with the handler's message, `ERR_TAB_NO_HANDLER`; or with `signal`'s
+   * reason.
+   */
+  call(name, args, { signal, timeoutMs } = {}) {
+    if (this.#core.closed) return Promise.reject(closedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let started;
+    try {
+      started = this.#core.call(name, args, timeoutMs);
+    } catch (error) {
+      return Promise.reject(fromCore(error));
+    }
+    const [promise, id] = started;
+    const answer = promise.catch(rethrow);
+    if (signal === undefined) return answer;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#core.cancelCall(id);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      answer.then(
+        (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /**
+   * Hands the role over: this tab steps down (`onInactive("handed_off")`, its signal aborts with
+   * `ERR_LEASE_RELEASED`), stays a candidate, and the tab `toTabId` (or, without one, the
+   * candidate that has waited longest) is active next with a new epoch. A named tab must say it
+   * is a candidate of this name first, else nothing is handed over and this rejects with
+   * `ERR_TAB_HANDOFF_TARGET`; `ERR_LEASE_NOT_HELD` unless this tab is active.
+   */
+  handOff(toTabId) {
+    if (this.#core.closed) return Promise.reject(closedError());
+    return this.#core.handOff(toTabId).catch(rethrow);
   }
 
   /** Writes `value` under `key` in this name's FencedStore with this tab's epoch. */
@@ -226,6 +366,13 @@ export class TabLease {
         this.onInactive?.(a);
       } catch (thrown) {
         rethrowLater(thrown);
+      }
+    } else if (kind === "holder") {
+      for (const observer of this.#observers) observer.push(a);
+      try {
+        this.onHolderChange?.(a);
+      } catch (error) {
+        rethrowLater(error);
       }
     } else if (kind === "failed") {
       this.#broken = fromCore(a);

@@ -833,14 +833,20 @@ pub fn model_mutants() -> Vec<TabMutants> {
         TabMutants {
             election: Some(TabMutation::BlindTakeover),
             observed: None,
+            watch: None,
+            calls: None,
         },
         TabMutants {
             election: None,
             observed: Some(ObservedMutation::NoRestartOnNewVersion),
+            watch: None,
+            calls: None,
         },
         TabMutants {
             election: Some(TabMutation::LockedGrantOverTakeover),
             observed: None,
+            watch: None,
+            calls: None,
         },
     ]
 }

@@ -31,15 +31,33 @@
 //!    the log larger than the entry it follows;
 //! 3. a fenced write from a superseded hold is refused, and accepted writes follow the order of
 //!    the holds in the log;
-//! 4. liveness in the healed phase (above).
+//! 4. liveness in the healed phase (above);
+//! 5. every page also watches who holds the role ([`TabWatch`], on the page's main thread, fed
+//!    by the same lossy, late and reordered broadcast and the same slow, failing storage, its
+//!    timers throttled while hidden): no watch reports epochs out of order (a larger epoch, or
+//!    the end of the hold last reported, or that hold again after an end judged by expiry), and
+//!    in the healed phase none still reports a holder whose hold had ended (a newer grant or its
+//!    release in the log, or its newest entry outlived by its lease) longer than
+//!    [`World::watch_bound`] ago, counted from the heal and from the watch's page last resuming;
+//! 6. an active page sometimes hands the role over ([`TabElection::hand_off`]) to another tab
+//!    (one that may be frozen, hidden, gone) or to whoever is next: while the release naming a
+//!    tab is the newest entry, no other tab's grant lands before that release's lease has passed
+//!    (by true time, less the clocks' drift), so the named tab, if it still takes part, is next;
+//!    invariant 1 covers the handover too;
+//! 7. pages call into the active tab ([`TabCalls`], requests and replies on the same lossy,
+//!    late, reordered broadcast, handlers that take time): a handler runs only in a page that
+//!    believes it holds the epoch the request names, at most once per call and hold; a call
+//!    settles at most once, resolves only with a reply from the epoch it was routed to, and
+//!    only while its own page's watch still reports that hold live.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
 
 use tenure::core::{
-    AppendOutcome, EntryKind, IoId, LockEvent, LogEntry, LogRecord, Micros, Notice, Now,
-    ObservedMutation, Stamp, TabConfig, TabElection, TabEndReason, TabEvent, TabMirror,
-    TabMutation, TabOutput,
+    tab_id_of, AppendOutcome, CallMutation, CallOutput, EntryKind, HolderChange, IoId, LockEvent,
+    LogEntry, LogRecord, Micros, Notice, Now, ObservedMutation, Stamp, TabCalls, TabConfig,
+    TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabWatch,
+    WatchMutation, WatchOutput,
 };
 use tenure::protocol::Token;
 
@@ -61,6 +79,10 @@ pub struct TabMutants {
     pub election: Option<TabMutation>,
     /// The broken observed-expiry rule, for every tab.
     pub observed: Option<ObservedMutation>,
+    /// The broken watch of who holds the role, for every page.
+    pub watch: Option<WatchMutation>,
+    /// The broken calls into the active tab, for every page.
+    pub calls: Option<CallMutation>,
 }
 
 impl TabMutants {
@@ -68,6 +90,8 @@ impl TabMutants {
     pub const NONE: TabMutants = TabMutants {
         election: None,
         observed: None,
+        watch: None,
+        calls: None,
     };
 }
 
@@ -93,6 +117,16 @@ pub enum TabInvariant {
     PageOutlivesElection,
     /// A yield the page sent for an earlier hold ended the election's current one.
     StaleYield,
+    /// A page's watch reported an older epoch after a newer one, or the same hold twice.
+    WatchOrder,
+    /// In the healed phase, a page's watch still reported a holder whose hold had ended longer
+    /// than the bound ago.
+    WatchStale,
+    /// Another tab's grant landed while a release handing the role to a named tab reserved it.
+    Handover,
+    /// A call settled twice, resolved with another hold's reply or after its page knew the hold
+    /// ended, or a handler ran twice for one call on one hold or in a page not holding it.
+    Calls,
     /// The run did not settle (too many steps).
     Runaway,
 }
@@ -112,6 +146,8 @@ pub struct TabsOutcome {
     pub holds: u64,
     /// Fenced writes accepted.
     pub writes: u64,
+    /// Calls into the active tab made, and resolved by its answer.
+    pub calls: (u64, u64),
     /// The first broken invariant and what was seen.
     pub violation: Option<(TabInvariant, String)>,
     details: String,
@@ -241,7 +277,36 @@ enum ToElection {
     Leave,
     /// The page yields the hold with this epoch.
     Yield(u64),
+    /// The page hands the role over, to the tab named (or whoever is next).
+    HandOff(Option<String>),
     Check,
+}
+
+/// Something delivered to a page's watch.
+#[derive(Clone, Debug)]
+enum ToWatch {
+    Read(IoId, Result<Option<LogEntry>, ()>),
+    Notice(Notice),
+    Timer(u64),
+    /// A call request, from the page `page` of tab `tab`.
+    Request {
+        tab: usize,
+        page: u32,
+        id: u64,
+        epoch: u64,
+    },
+    /// The handler of that request finished here.
+    Handled {
+        tab: usize,
+        page: u32,
+        id: u64,
+        epoch: u64,
+    },
+    Reply {
+        id: u64,
+        epoch: u64,
+    },
+    CallTimer(u64),
 }
 
 /// Something delivered to a tab's page.
@@ -299,6 +364,18 @@ enum Due {
         tab: usize,
         page: u32,
     },
+    /// To the watch of the page `page` (a reloaded page has a new one).
+    Watch {
+        tab: usize,
+        page: u32,
+        msg: ToWatch,
+    },
+    /// A watch's read reaches the store.
+    WatchRead {
+        tab: usize,
+        page: u32,
+        id: IoId,
+    },
     Fault,
     /// The end of a fault: resume, restore, reload, unhang, show, wake.
     Recover {
@@ -336,6 +413,25 @@ struct Page {
     hung: bool,
     /// A ping arrived while hung: answered on thawing.
     pong_owed: bool,
+    /// Who holds the role, as this page sees it.
+    watch: TabWatch,
+    /// The last change its watch reported.
+    watched: Option<HolderChange>,
+    /// The watch's channel is open (closed while the page is in the back/forward cache).
+    watching: bool,
+    watch_timer: u64,
+    /// What reached the watch while its page could not run.
+    parked_watch: Vec<ToWatch>,
+    /// True time the page last began to run (created, resumed, unhung, woken).
+    running_since: u64,
+    /// Its calls into the active tab.
+    calls: TabCalls,
+    next_call: u64,
+    /// The epoch each call was sent to.
+    routes: HashMap<u64, u64>,
+    /// The calls settled.
+    settled: Vec<u64>,
+    call_timer: u64,
 }
 
 struct Tab {
@@ -387,6 +483,25 @@ struct World {
     stage_start: u64,
     /// The leader taken away in the healed phase: it does not count as the next leader.
     removed: Option<usize>,
+    /// True time the healed phase began.
+    healed_at: u64,
+    /// Randomness for the watches alone, so the elections' schedules are those of a world
+    /// without watches.
+    watch_rng: Rng,
+    /// For each epoch in the log, the true time its hold ended in the log (a newer epoch's entry
+    /// or its release landed as the newest).
+    hold_over: BTreeMap<u64, u64>,
+    /// The epochs written so far that have not ended in the log.
+    holds_open: Vec<u64>,
+    /// The true time the newest entry landed.
+    newest_at: u64,
+    /// The handlers run: (caller tab, caller page, call, epoch).
+    handled: Vec<(usize, u32, u64, u64)>,
+    /// The newest release naming a tab: (tab, when it landed, its lease).
+    reserved: Option<(String, u64, u64)>,
+    /// Calls made and resolved.
+    calls_made: u64,
+    calls_resolved: u64,
     trace: VecDeque<String>,
     trace_tail: usize,
     trace_hash: u64,
@@ -401,7 +516,8 @@ struct World {
 pub fn run_tabs(seed: u64, mutants: TabMutants) -> TabsOutcome {
     let mut rng = Rng::new(seed ^ 0x7AB5_7AB5);
     let p = TabParams::draw(&mut rng);
-    let mut world = World::new(rng, p, mutants);
+    let watch_rng = Rng::new(seed ^ 0x0B5E_8BE5);
+    let mut world = World::new(rng, watch_rng, p, mutants);
     world.run();
     let details = if world.violation.is_some() {
         let mut s = format!("parameters: {:?}\ntabs at the end:\n", world.p);
@@ -434,6 +550,7 @@ pub fn run_tabs(seed: u64, mutants: TabMutants) -> TabsOutcome {
         steps: world.steps,
         hash: world.trace_hash,
         holds: world.holds,
+        calls: (world.calls_made, world.calls_resolved),
         writes: world.writes,
         violation: world.violation,
         details,
@@ -453,7 +570,7 @@ fn token_of(epoch: u64) -> Token {
 }
 
 impl World {
-    fn new(mut rng: Rng, p: TabParams, mutants: TabMutants) -> World {
+    fn new(mut rng: Rng, watch_rng: Rng, p: TabParams, mutants: TabMutants) -> World {
         let mut world = World {
             tabs: Vec::new(),
             rng: rng.clone(),
@@ -473,6 +590,15 @@ impl World {
             last_active_at: None,
             stage_start: 0,
             removed: None,
+            healed_at: 0,
+            watch_rng,
+            hold_over: BTreeMap::new(),
+            holds_open: Vec::new(),
+            newest_at: 0,
+            handled: Vec::new(),
+            reserved: None,
+            calls_made: 0,
+            calls_resolved: 0,
             trace: VecDeque::new(),
             trace_tail: trace_tail(),
             trace_hash: 0xcbf2_9ce4_8422_2325,
@@ -511,6 +637,7 @@ impl World {
                 },
             );
             world.page_tick(i);
+            world.start_watch(i);
         }
         world.rng = rng;
         let first = world.rng.exponential(p.fault_every);
@@ -542,6 +669,7 @@ impl World {
         let mirror = TabMirror::new(Micros(lease), Micros(margin))
             .expect("valid")
             .with_mutation(self.mutants.election);
+        let watch = TabWatch::new(Micros(lease)).with_mutation(self.mutants.watch);
         Page {
             id,
             candidate: false,
@@ -550,6 +678,17 @@ impl World {
             left: false,
             hung: false,
             pong_owed: false,
+            watch,
+            watched: None,
+            watching: false,
+            watch_timer: 0,
+            parked_watch: Vec::new(),
+            running_since: self.t,
+            calls: TabCalls::new().with_mutation(self.mutants.calls),
+            next_call: 0,
+            routes: HashMap::new(),
+            settled: Vec::new(),
+            call_timer: 0,
         }
     }
 
@@ -648,6 +787,20 @@ impl World {
                     self.page_action(tab);
                     self.page_tick(tab);
                 }
+            }
+            Due::Watch { tab, page, msg } => self.arrive_at_watch(tab, page, msg),
+            Due::WatchRead { tab, page, id } => {
+                let outcome = if !self.healed && self.watch_rng.chance(self.p.storage_failure) {
+                    Err(())
+                } else {
+                    Ok(self.log.last_key_value().map(|(seq, record)| LogEntry {
+                        seq: *seq,
+                        record: record.clone(),
+                    }))
+                };
+                let d = self.watch_storage_latency();
+                let msg = ToWatch::Read(id, outcome);
+                self.at(self.t + d, Due::Watch { tab, page, msg });
             }
             Due::Fault => {
                 if !self.healed {
@@ -853,6 +1006,7 @@ impl World {
                 }
             }
             ToElection::Check => self.input(tab, |e, now| e.check(now)),
+            ToElection::HandOff(to) => self.input(tab, |e, now| e.hand_off(now, to)),
         }
     }
 
@@ -955,6 +1109,44 @@ impl World {
         if record.kind == EntryKind::Grant && !overtaken {
             self.grants
                 .insert((record.holder.clone(), record.epoch), slot);
+        }
+        if !overtaken {
+            self.newest_at = self.t;
+            let reserved = self.reserved.take();
+            if let (Some((to, at, lease)), EntryKind::Grant) = (reserved, record.kind) {
+                // Candidates count the reservation on their own monotonic clocks from when they
+                // first saw the release: at least this much true time.
+                let rho = self.p.rho_ppm as u64;
+                let window = lease - lease * 2 * rho / 1_000_000 - MS;
+                if tab_id_of(&record.holder) != to && self.t < at + window {
+                    let detail = format!(
+                        "{} granted epoch {} {}us after a release handing the role to {to}",
+                        record.holder,
+                        record.epoch,
+                        self.t - at
+                    );
+                    self.fail(TabInvariant::Handover, detail);
+                }
+            }
+            if let (EntryKind::Release, Some(to)) = (record.kind, &record.to) {
+                let lease = record.lease.map_or(self.p.lease, |l| l.0);
+                self.reserved = Some((to.clone(), self.t, lease));
+            }
+            let (epoch, t) = (record.epoch, self.t);
+            let hold_over = &mut self.hold_over;
+            self.holds_open.retain(|&open| {
+                let over = open < epoch;
+                if over {
+                    hold_over.insert(open, t);
+                }
+                !over
+            });
+            if record.kind == EntryKind::Release {
+                self.holds_open.retain(|&open| open != epoch);
+                self.hold_over.entry(epoch).or_insert(t);
+            } else if !self.holds_open.contains(&epoch) && !self.hold_over.contains_key(&epoch) {
+                self.holds_open.push(epoch);
+            }
         }
         self.log.insert(slot, record);
         if overtaken {
@@ -1072,6 +1264,20 @@ impl World {
     // ----- BroadcastChannel -----
 
     fn broadcast(&mut self, from: usize, notice: Notice) {
+        // Every page's watch has a channel of its own, which hears its own worker's notices
+        // too; a page that is leaving closed it first.
+        for to in 0..self.tabs.len() {
+            let leaving = matches!(notice, Notice::Leaving { .. });
+            if (to == from && leaving)
+                || (!self.healed && self.watch_rng.chance(self.p.broadcast_loss))
+            {
+                continue;
+            }
+            let d = self.watch_rng.exponential(self.p.broadcast_latency);
+            let page = self.tabs[to].page.id;
+            let msg = ToWatch::Notice(notice.clone());
+            self.at(self.t + d, Due::Watch { tab: to, page, msg });
+        }
         for to in 0..self.tabs.len() {
             if to == from || (!self.healed && self.rng.chance(self.p.broadcast_loss)) {
                 continue;
@@ -1170,7 +1376,27 @@ impl World {
         if !self.page_runs(tab) || self.tabs[tab].page.left {
             return;
         }
+        if self.watch_rng.chance(0.3) {
+            self.make_call(tab);
+        }
         let active = self.page_update(tab);
+        if active && !self.healed && self.watch_rng.chance(0.05) {
+            // Hand over, to another tab (in whatever state it is) or whoever is next: the page
+            // stops acting at once, as `handOff()` does, and stays a candidate.
+            let to = if self.watch_rng.chance(0.8) {
+                let other = (tab + 1 + self.watch_rng.below(self.tabs.len() - 1)) % self.tabs.len();
+                Some(format!("tab{other}"))
+            } else {
+                None
+            };
+            self.note(format!("tab{tab}'s page hands off to {to:?}"));
+            let page = &mut self.tabs[tab].page;
+            page.role = None;
+            page.mirror.clear();
+            let d = self.page_latency_for(tab, false);
+            self.send(tab, d, ToElection::HandOff(to));
+            return;
+        }
         if active && self.rng.chance(0.5) {
             let instance = self.tabs[tab].election.config().instance.clone();
             let epoch = self.tabs[tab].page.role.expect("active");
@@ -1197,6 +1423,328 @@ impl World {
                         what: Recover::Rejoin,
                     },
                 );
+            }
+        }
+    }
+
+    // ----- the page's watch of who holds the role -----
+
+    fn watch_storage_latency(&mut self) -> u64 {
+        if !self.healed && self.watch_rng.chance(self.p.storage_slow) {
+            if self.watch_rng.chance(0.1) {
+                return self.watch_rng.range(0, 2 * self.p.lease);
+            }
+            return self.watch_rng.range(0, 2 * self.p.renew_interval);
+        }
+        self.watch_rng.exponential(self.p.storage_latency)
+    }
+
+    /// The page's watch starts (the `TabLease` is constructed): it opens its channel and reads.
+    fn start_watch(&mut self, tab: usize) {
+        self.tabs[tab].page.watching = true;
+        self.tabs[tab].page.running_since = self.t;
+        self.watch_input(tab, |w, now| w.start(now));
+    }
+
+    fn arrive_at_watch(&mut self, tab: usize, page: u32, msg: ToWatch) {
+        if self.tabs[tab].page.id != page || self.tabs[tab].ctx == Ctx::Dead {
+            return;
+        }
+        match &msg {
+            ToWatch::Timer(gen) if *gen != self.tabs[tab].page.watch_timer => return,
+            ToWatch::CallTimer(gen) if *gen != self.tabs[tab].page.call_timer => return,
+            // A message to a closed channel is lost (the page closed it before the cache).
+            ToWatch::Notice(_) | ToWatch::Request { .. } | ToWatch::Reply { .. }
+                if !self.tabs[tab].page.watching =>
+            {
+                return
+            }
+            _ => {}
+        }
+        if !self.page_runs(tab) {
+            if !matches!(msg, ToWatch::Timer(_) | ToWatch::CallTimer(_)) {
+                self.tabs[tab].page.parked_watch.push(msg);
+            }
+            return;
+        }
+        self.deliver_to_watch(tab, msg);
+    }
+
+    fn deliver_to_watch(&mut self, tab: usize, msg: ToWatch) {
+        match msg {
+            ToWatch::Read(id, outcome) => {
+                self.watch_input(tab, |w, now| w.handle_read(now, id, outcome))
+            }
+            ToWatch::Notice(notice) => self.watch_input(tab, |w, now| w.handle_notice(now, notice)),
+            ToWatch::Timer(_) => self.watch_input(tab, |w, now| w.handle_timeout(now)),
+            ToWatch::CallTimer(_) => self.calls_input(tab, |c, now| c.handle_timeout(now)),
+            ToWatch::Request {
+                tab: from,
+                page,
+                id,
+                epoch,
+            } => self.serve(tab, from, page, id, epoch),
+            ToWatch::Handled {
+                tab: from,
+                page,
+                id,
+                epoch,
+            } => {
+                // Answered only if this page still holds the hold when its handler is done.
+                if TabCalls::serves(self.held(tab), epoch) {
+                    let msg = ToWatch::Reply { id, epoch };
+                    if from == tab {
+                        self.deliver_to_watch(tab, msg);
+                    } else {
+                        self.call_message(from, page, msg);
+                    }
+                }
+            }
+            ToWatch::Reply { id, epoch } => self.replied(tab, id, epoch),
+        }
+    }
+
+    // ----- calls into the active tab -----
+
+    /// The epoch this page believes it holds now.
+    fn held(&mut self, tab: usize) -> Option<u64> {
+        let now = self.now(tab);
+        let page = &mut self.tabs[tab].page;
+        page.role.filter(|_| !page.left && page.mirror.holds(now))
+    }
+
+    /// A message on the call channel to the page `page` of tab `to`: lossy, late, reordered,
+    /// and in the fault phase sometimes held up as long as a heartbeat interval (a busy page).
+    fn call_message(&mut self, to: usize, page: u32, msg: ToWatch) {
+        if !self.healed && self.watch_rng.chance(self.p.broadcast_loss) {
+            return;
+        }
+        let d = if !self.healed && self.watch_rng.chance(0.1) {
+            self.watch_rng.range(0, self.p.renew_interval)
+        } else {
+            self.watch_rng.exponential(self.p.broadcast_latency)
+        };
+        self.at(self.t + d, Due::Watch { tab: to, page, msg });
+    }
+
+    /// The page of tab `tab` calls the active tab.
+    fn make_call(&mut self, tab: usize) {
+        let page = &mut self.tabs[tab].page;
+        page.next_call += 1;
+        let id = page.next_call;
+        self.calls_made += 1;
+        let timeout = Micros(2 * self.p.lease);
+        self.calls_input(tab, |c, now| c.call(now, id, timeout));
+    }
+
+    fn calls_input(&mut self, tab: usize, f: impl FnOnce(&mut TabCalls, Now)) {
+        let now = self.now(tab);
+        f(&mut self.tabs[tab].page.calls, now);
+        let page = self.tabs[tab].page.id;
+        while let Some(output) = self.tabs[tab].page.calls.poll_output() {
+            match output {
+                CallOutput::Send { id, epoch } => {
+                    self.tabs[tab].page.routes.insert(id, epoch);
+                    let request = ToWatch::Request {
+                        tab,
+                        page,
+                        id,
+                        epoch,
+                    };
+                    if TabCalls::serves(self.held(tab), epoch) {
+                        self.deliver_to_watch(tab, request);
+                        continue;
+                    }
+                    for to in (0..self.tabs.len()).filter(|&to| to != tab) {
+                        let to_page = self.tabs[to].page.id;
+                        self.call_message(to, to_page, request.clone());
+                    }
+                }
+                CallOutput::Fail { id, failure } => {
+                    self.note(format!("tab{tab} call {id} failed: {}", failure.code()));
+                    self.call_settled(tab, id);
+                }
+            }
+        }
+        self.tabs[tab].page.call_timer += 1;
+        let gen = self.tabs[tab].page.call_timer;
+        let Some(at) = self.tabs[tab].page.calls.poll_timeout() else {
+            return;
+        };
+        let Some(fire) = self.tabs[tab].clock.true_time_of_mono(self.t, at.0) else {
+            return;
+        };
+        let late = if self.tabs[tab].hidden && !self.healed {
+            self.watch_rng.range(0, HIDDEN_TIMER_LATENESS)
+        } else {
+            self.watch_rng.range(0, MS)
+        };
+        let msg = ToWatch::CallTimer(gen);
+        self.at(fire + late, Due::Watch { tab, page, msg });
+    }
+
+    fn call_settled(&mut self, tab: usize, id: u64) {
+        if self.tabs[tab].page.settled.contains(&id) {
+            let detail = format!("tab{tab}'s call {id} settled twice");
+            return self.fail(TabInvariant::Calls, detail);
+        }
+        self.tabs[tab].page.settled.push(id);
+    }
+
+    /// A request reached this page: its handler runs if the page holds the epoch it names.
+    fn serve(&mut self, tab: usize, from: usize, page: u32, id: u64, epoch: u64) {
+        if !TabCalls::serves(self.held(tab), epoch) {
+            return;
+        }
+        if self.handled.contains(&(from, page, id, epoch)) {
+            let detail = format!("tab{from}'s call {id} ran twice on the hold of epoch {epoch}");
+            return self.fail(TabInvariant::Calls, detail);
+        }
+        self.handled.push((from, page, id, epoch));
+        self.note(format!(
+            "tab{tab} runs tab{from}'s call {id} (epoch {epoch})"
+        ));
+        let d = self.watch_rng.range(0, self.p.renew_interval);
+        let my_page = self.tabs[tab].page.id;
+        let msg = ToWatch::Handled {
+            tab: from,
+            page,
+            id,
+            epoch,
+        };
+        self.at(
+            self.t + d,
+            Due::Watch {
+                tab,
+                page: my_page,
+                msg,
+            },
+        );
+    }
+
+    /// A reply reached the caller: if the core takes it, the call resolves.
+    fn replied(&mut self, tab: usize, id: u64, epoch: u64) {
+        if !self.tabs[tab].page.calls.handle_reply(id, epoch) {
+            return;
+        }
+        self.calls_resolved += 1;
+        self.note(format!("tab{tab} call {id} resolved by epoch {epoch}"));
+        self.call_settled(tab, id);
+        let page = &self.tabs[tab].page;
+        let routed = page.routes.get(&id).copied();
+        let watched = page.watched.as_ref().map(|w| (w.holder.is_some(), w.epoch));
+        if routed != Some(epoch) {
+            let detail =
+                format!("tab{tab}'s call {id}, routed to {routed:?}, resolved by epoch {epoch}");
+            return self.fail(TabInvariant::Calls, detail);
+        }
+        if watched != Some((true, epoch)) {
+            let detail = format!(
+                "tab{tab}'s call {id} resolved by epoch {epoch} while its watch reported {watched:?}"
+            );
+            self.fail(TabInvariant::Calls, detail);
+        }
+    }
+
+    /// Runs one input on the page's watch, carries out its outputs and checks its reports.
+    fn watch_input(&mut self, tab: usize, f: impl FnOnce(&mut TabWatch, Now)) {
+        let now = self.now(tab);
+        f(&mut self.tabs[tab].page.watch, now);
+        let page = self.tabs[tab].page.id;
+        while let Some(output) = self.tabs[tab].page.watch.poll_output() {
+            match output {
+                WatchOutput::ReadLog(id) => {
+                    let d = self.watch_storage_latency();
+                    self.at(self.t + d, Due::WatchRead { tab, page, id });
+                }
+                WatchOutput::Change(change) => self.watched(tab, change),
+            }
+        }
+        self.tabs[tab].page.watch_timer += 1;
+        let gen = self.tabs[tab].page.watch_timer;
+        let Some(at) = self.tabs[tab].page.watch.poll_timeout() else {
+            return;
+        };
+        let Some(fire) = self.tabs[tab].clock.true_time_of_mono(self.t, at.0) else {
+            return;
+        };
+        // The watch runs on the page's main thread: throttled while hidden.
+        let late = if self.tabs[tab].hidden && !self.healed {
+            self.watch_rng.range(0, HIDDEN_TIMER_LATENESS)
+        } else {
+            self.watch_rng.range(0, MS)
+        };
+        let msg = ToWatch::Timer(gen);
+        self.at(fire + late, Due::Watch { tab, page, msg });
+    }
+
+    /// Invariant 5's order: a larger epoch, the end of the hold last reported, or that hold
+    /// again after an end (judged by expiry: the watch knows which ends are final).
+    fn watched(&mut self, tab: usize, change: HolderChange) {
+        self.note(format!(
+            "tab{tab} watch: {} epoch {}",
+            change.holder.as_deref().unwrap_or("nobody"),
+            change.epoch
+        ));
+        if let Some(last) = &self.tabs[tab].page.watched {
+            let in_order = change.epoch > last.epoch
+                || (change.epoch == last.epoch && last.holder.is_some() != change.holder.is_some());
+            if !in_order {
+                let detail = format!(
+                    "tab{tab}'s watch reported {:?} epoch {} after {:?} epoch {}",
+                    change.holder, change.epoch, last.holder, last.epoch
+                );
+                self.fail(TabInvariant::WatchOrder, detail);
+            }
+        }
+        let live = change.holder.as_ref().map(|_| change.epoch);
+        self.tabs[tab].page.watched = Some(change);
+        self.calls_input(tab, |c, _| c.holder_changed(live));
+    }
+
+    /// How long after a hold ended (or the heal, or its page resuming, whichever is last) a
+    /// watch may still report it in the healed phase: the newest entry it knows outliving its
+    /// lease, a read stalled from the fault phase (two leases), and the liveness slack.
+    fn watch_bound(&self) -> u64 {
+        3 * self.p.lease + self.p.renew_interval + self.liveness_slack()
+    }
+
+    /// Invariant 5's staleness, for the watches of running pages in the healed phase.
+    fn check_watches(&mut self) {
+        if !self.healed {
+            return;
+        }
+        let newest = self.log.last_key_value().map(|(_, r)| (r.epoch, r.kind));
+        let bound = self.watch_bound();
+        for tab in 0..self.tabs.len() {
+            if !self.page_runs(tab) || !self.tabs[tab].page.watching {
+                continue;
+            }
+            let page = &self.tabs[tab].page;
+            let Some(HolderChange {
+                holder: Some(holder),
+                epoch,
+                ..
+            }) = &page.watched
+            else {
+                continue;
+            };
+            let from = self.healed_at.max(page.running_since);
+            let ended = match (self.hold_over.get(epoch), newest) {
+                (Some(&over), _) => Some(over),
+                // Its newest entry outlived its lease: nobody renews it.
+                (None, Some((newest, kind))) if newest == *epoch && kind != EntryKind::Release => {
+                    Some(self.newest_at + self.p.lease)
+                }
+                _ => None,
+            };
+            if let Some(ended) = ended {
+                if self.t > ended.max(from) + bound {
+                    let detail = format!(
+                        "tab{tab}'s watch still reports {holder} epoch {epoch}, whose hold ended at                          {ended}us (bound {bound}us)"
+                    );
+                    return self.fail(TabInvariant::WatchStale, detail);
+                }
             }
         }
     }
@@ -1302,6 +1850,8 @@ impl World {
             "FAULT pagehide tab{tab} (worker frozen first: {worker_frozen_first})"
         ));
         let page = &mut self.tabs[tab].page;
+        // A message to a cached page's channel evicts it: the watch stops listening first.
+        page.watching = false;
         let role = page.role.take();
         page.mirror.clear();
         page.left = page.candidate;
@@ -1371,6 +1921,7 @@ impl World {
                         self.stop_election(tab);
                     }
                     self.tabs[tab].ctx = Ctx::Running;
+                    self.tabs[tab].page.watching = true;
                     let rejoin = std::mem::take(&mut self.tabs[tab].page.left);
                     if rejoin {
                         self.tabs[tab].page.candidate = true;
@@ -1400,6 +1951,7 @@ impl World {
                     self.tabs[tab].page.candidate = true;
                     self.post_now(tab, ToElection::Join);
                     self.page_tick(tab);
+                    self.start_watch(tab);
                 }
             }
             Recover::Unhang => {
@@ -1478,6 +2030,13 @@ impl World {
         for msg in std::mem::take(&mut self.tabs[tab].parked_page) {
             self.arrive_at_page(tab, page, inc, msg);
         }
+        self.tabs[tab].page.running_since = self.t;
+        for msg in std::mem::take(&mut self.tabs[tab].page.parked_watch) {
+            self.deliver_to_watch(tab, msg);
+        }
+        // Its timers may have been due while it could not run.
+        self.watch_input(tab, |w, now| w.handle_timeout(now));
+        self.calls_input(tab, |c, now| c.handle_timeout(now));
     }
 
     /// `resume`, `pageshow`, `visibilitychange`: the page reads its belief and has the election
@@ -1489,6 +2048,9 @@ impl World {
         self.page_update(tab);
         let d = self.page_latency_for(tab, false);
         self.send(tab, d, ToElection::Check);
+        if self.tabs[tab].page.watching {
+            self.watch_input(tab, |w, now| w.check(now));
+        }
     }
 
     // ----- the healed phase -----
@@ -1496,6 +2058,7 @@ impl World {
     fn heal(&mut self) {
         self.note("HEAL".to_owned());
         self.healed = true;
+        self.healed_at = self.t;
         if self.asleep {
             self.recover(0, Recover::Wake);
         }
@@ -1516,6 +2079,10 @@ impl World {
             }
             if self.running(tab) {
                 self.arm_timer(tab);
+            }
+            if self.page_runs(tab) && self.tabs[tab].page.watching {
+                // Timers armed while hidden may be a minute late: on time from now.
+                self.watch_input(tab, |w, now| w.handle_timeout(now));
             }
         }
         self.stage_start = self.t;
@@ -1637,5 +2204,6 @@ impl World {
                 }
             }
         }
+        self.check_watches();
     }
 }

@@ -61,6 +61,8 @@ fn a_lock_granted_just_before_a_steal_would_overlap_the_thief() {
     let broken = TabMutants {
         election: Some(TabMutation::LockedGrantOverTakeover),
         observed: None,
+        watch: None,
+        calls: None,
     };
     let report = TabModel::new(TabBounds::freeze_and_steal(), broken).explore();
     let (invariant, _, path) = report.violation.expect("the broken variant went uncaught");

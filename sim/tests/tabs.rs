@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use tenure::core::{ObservedMutation, TabMutation};
+use tenure::core::{CallMutation, ObservedMutation, TabMutation, WatchMutation};
 use tenure_sim::tab_model::MODEL_ONLY_MUTATIONS;
 use tenure_sim::tabs::{run_tabs, TabInvariant, TabMutants, TabsOutcome};
 
@@ -17,36 +17,44 @@ use tenure_sim::{for_each_seed, seeds_from_env, threads};
 
 /// Runs `runs` seeds from `first` on every core; returns the failures, lowest seed first, and
 /// the holds seen.
-fn sweep(first: u64, runs: u64, mutants: TabMutants) -> (Vec<TabsOutcome>, u64, u64) {
+fn sweep(first: u64, runs: u64, mutants: TabMutants) -> (Vec<TabsOutcome>, u64, u64, u64) {
     let holds = AtomicU64::new(0);
     let writes = AtomicU64::new(0);
+    let resolved = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
     for_each_seed(first, runs, threads(), |seed| {
         let outcome = run_tabs(seed, mutants);
         holds.fetch_add(outcome.holds, Ordering::Relaxed);
         writes.fetch_add(outcome.writes, Ordering::Relaxed);
+        resolved.fetch_add(outcome.calls.1, Ordering::Relaxed);
         if outcome.violation.is_some() {
             failures.lock().unwrap().push(outcome);
         }
     });
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by_key(|o| o.seed);
-    (failures, holds.into_inner(), writes.into_inner())
+    (
+        failures,
+        holds.into_inner(),
+        writes.into_inner(),
+        resolved.into_inner(),
+    )
 }
 
 #[test]
 fn tabs_keep_every_invariant() {
     let (first, runs) = seeds_from_env(0, 1_000);
-    let (failures, holds, writes) = sweep(first, runs, TabMutants::NONE);
+    let (failures, holds, writes, resolved) = sweep(first, runs, TabMutants::NONE);
     println!(
-        "ran {runs} tab schedules (seeds {first}..{}), {holds} holds, {writes} fenced writes",
+        "ran {runs} tab schedules (seeds {first}..{}), {holds} holds, {writes} fenced writes, \
+         {resolved} calls answered",
         first + runs
     );
     if failures.is_empty() {
-        // A sweep in which nobody ever held or wrote would pass vacuously.
+        // A sweep in which nobody ever held, wrote or was answered would pass vacuously.
         assert!(
-            runs < 10 || (holds > runs && writes > runs),
-            "{holds} holds, {writes} writes"
+            runs < 10 || (holds > runs && writes > runs && resolved > runs),
+            "{holds} holds, {writes} writes, {resolved} calls answered"
         );
         return;
     }
@@ -122,6 +130,8 @@ fn tabs_world_catches_every_tab_mutation() {
                 let mutants = TabMutants {
                     election: Some(mutation),
                     observed: None,
+                    watch: None,
+                    calls: None,
                 };
                 let caught = first_catch(mutants);
                 results
@@ -136,12 +146,42 @@ fn tabs_world_catches_every_tab_mutation() {
                 let mutants = TabMutants {
                     election: None,
                     observed: Some(mutation),
+                    watch: None,
+                    calls: None,
                 };
                 let caught = first_catch(mutants);
                 results
                     .lock()
                     .unwrap()
                     .push((format!("observed {mutation:?}"), caught));
+            });
+        }
+        for mutation in WatchMutation::ALL {
+            let results = &results;
+            scope.spawn(move || {
+                let mutants = TabMutants {
+                    watch: Some(mutation),
+                    ..TabMutants::NONE
+                };
+                let caught = first_catch(mutants);
+                results
+                    .lock()
+                    .unwrap()
+                    .push((format!("watch {mutation:?}"), caught));
+            });
+        }
+        for mutation in CallMutation::ALL {
+            let results = &results;
+            scope.spawn(move || {
+                let mutants = TabMutants {
+                    calls: Some(mutation),
+                    ..TabMutants::NONE
+                };
+                let caught = first_catch(mutants);
+                results
+                    .lock()
+                    .unwrap()
+                    .push((format!("calls {mutation:?}"), caught));
             });
         }
     });

@@ -27,6 +27,8 @@ mod observed;
 pub mod replay;
 mod rng;
 mod tab;
+mod tab_call;
+mod tab_watch;
 mod time;
 mod wake;
 mod watch;
@@ -62,6 +64,10 @@ pub use tab::{
     TabPhase, KEPT_ENTRIES, LEAVING_GRACE, LOCKED_GRANT_ATTEMPTS, MIRROR_CLOCK_SLACK,
     RELEASE_ATTEMPTS,
 };
+pub use tab_call::{
+    CallFailure, CallMutation, CallOutput, TabCalls, DEFAULT_CALL_TIMEOUT, HANDOFF_PROBE_TIMEOUT,
+};
+pub use tab_watch::{tab_id_of, HolderChange, TabWatch, WatchMutation, WatchOutput};
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 pub use wake::{WakeDetector, WakeMutation, WAKE_CHECK_INTERVAL};
 pub use watch::{

@@ -28,6 +28,7 @@ use super::config::{check_renewal_timing, default_retry_base, ConfigError};
 use super::lease::Lease;
 use super::observed::Observer;
 use super::rng::Jitter;
+use super::tab_watch::tab_id_of;
 use super::time::{Clock, Micros, MonoTime, Now, WallTime, WALL_JITTER_TOLERANCE};
 use crate::protocol::Token;
 
@@ -78,11 +79,13 @@ pub enum TabMutation {
     /// clock, it may credit a fast wall clock later than the election and still believe when the
     /// election has stepped down and the next tab holds the lock.
     MirrorWithoutClockSlack,
+    /// A release that hands the role to a named tab reserves nothing: any candidate takes it.
+    HandoffIgnored,
 }
 
 impl TabMutation {
     /// Every mutation, for tests that must catch them all.
-    pub const ALL: [TabMutation; 9] = [
+    pub const ALL: [TabMutation; 10] = [
         TabMutation::LeavingIgnoresEpoch,
         TabMutation::BlindTakeover,
         TabMutation::EpochNotIncreased,
@@ -92,6 +95,7 @@ impl TabMutation {
         TabMutation::YieldIgnoresEpoch,
         TabMutation::LateTakeoverSteals,
         TabMutation::MirrorWithoutClockSlack,
+        TabMutation::HandoffIgnored,
     ];
 }
 
@@ -226,6 +230,11 @@ pub struct LogRecord {
     /// the lock meanwhile must not build on it, for the thief will take the lock from it.
     /// Written only on a [`EntryKind::Grant`], and counted only there.
     pub takeover: bool,
+    /// On a [`EntryKind::Release`] written by a handover ([`TabElection::hand_off`]): the tab id
+    /// ([`tab_id_of`](super::tab_id_of)) the role is handed to. For the release entry's lease,
+    /// as every other candidate judges it from when it first saw the entry, only that tab may
+    /// take the role.
+    pub to: Option<String>,
 }
 
 /// A log entry: a record at a slot.
@@ -293,6 +302,8 @@ pub enum TabEndReason {
     Superseded,
     /// No heartbeat succeeded before the margin began.
     Expired,
+    /// The candidate handed the role over ([`TabElection::hand_off`]); it stays a candidate.
+    HandedOff,
 }
 
 impl TabEndReason {
@@ -305,6 +316,7 @@ impl TabEndReason {
             TabEndReason::Stolen => "stolen",
             TabEndReason::Superseded => "superseded",
             TabEndReason::Expired => "expired",
+            TabEndReason::HandedOff => "handed_off",
         }
     }
 
@@ -313,7 +325,10 @@ impl TabEndReason {
     pub fn is_voluntary(self) -> bool {
         matches!(
             self,
-            TabEndReason::Released | TabEndReason::Closed | TabEndReason::Yielded
+            TabEndReason::Released
+                | TabEndReason::Closed
+                | TabEndReason::Yielded
+                | TabEndReason::HandedOff
         )
     }
 }
@@ -422,6 +437,8 @@ struct Seen {
     epoch: u64,
     kind: Option<EntryKind>,
     takeover: bool,
+    /// The tab a release hands the role to.
+    to: Option<String>,
 }
 
 impl Seen {
@@ -433,6 +450,7 @@ impl Seen {
                 epoch: 0,
                 kind: None,
                 takeover: false,
+                to: None,
             },
             Some(entry) => Seen {
                 seq: entry.seq,
@@ -440,6 +458,11 @@ impl Seen {
                 epoch: entry.record.epoch,
                 kind: Some(entry.record.kind),
                 takeover: entry.record.kind == EntryKind::Grant && entry.record.takeover,
+                to: entry
+                    .record
+                    .to
+                    .clone()
+                    .filter(|_| entry.record.kind == EntryKind::Release),
             },
         }
     }
@@ -556,6 +579,9 @@ enum Step {
         attempts_left: u32,
         reading: bool,
         then: AfterRelease,
+        /// A handover: the tab named in the release (if any), and the Web Lock kept until the
+        /// release is written, so that no other candidate builds on the hold before it.
+        handoff: Option<Option<String>>,
     },
     Closed,
 }
@@ -774,6 +800,37 @@ impl TabElection {
         if matches!(&self.step, Step::Held(hold) if hold.epoch == epoch || ignores_epoch) {
             self.end(TabEndReason::Yielded, false, AfterRelease::Wait);
         }
+    }
+
+    /// Hands the role over: ends the hold (the page hears [`TabEndReason::HandedOff`]) and logs
+    /// a release naming the tab id `to` (`None`: whichever candidate is next), keeping the Web
+    /// Lock until that release is written, so no candidate builds on the hold meanwhile. For the
+    /// release entry's lease, as each candidate judges it from when it first saw the entry, only
+    /// the named tab may take the role: the others let the lock pass to it and do not take over.
+    /// Without a name the lock goes to the candidate that has waited longest. This candidate
+    /// stays one, behind the others. Ignored unless active.
+    pub fn hand_off(&mut self, now: Now, to: Option<String>) {
+        self.clock.observe(now);
+        let Step::Held(hold) = &self.step else {
+            return;
+        };
+        let (epoch, seq) = (hold.epoch, hold.seq);
+        self.push(TabOutput::Event(TabEvent::Lost {
+            epoch,
+            reason: TabEndReason::HandedOff,
+            logged: true,
+        }));
+        let id = self.next_io();
+        self.step = Step::Releasing {
+            id,
+            epoch,
+            after: seq,
+            attempts_left: RELEASE_ATTEMPTS,
+            reading: false,
+            then: AfterRelease::Wait,
+            handoff: Some(to),
+        };
+        self.write_release();
     }
 
     /// Re-validates after the host may have been frozen, asleep or cached (`resume`,
@@ -1084,10 +1141,12 @@ impl TabElection {
                 after,
                 attempts_left,
                 then,
+                handoff,
                 ..
             } if writing == id => match outcome {
                 AppendOutcome::Appended => {
-                    let entry = self.own_entry(after + 1, epoch, EntryKind::Release);
+                    let mut entry = self.own_entry(after + 1, epoch, EntryKind::Release);
+                    entry.record.to = handoff.flatten();
                     self.observe_entry(now, Some(&entry));
                     self.push(TabOutput::Broadcast(entry));
                     self.after_release(then);
@@ -1220,6 +1279,7 @@ impl TabElection {
             lease: Some(self.config.lease),
             locks: self.config.web_locks,
             takeover: false,
+            to: None,
         }
     }
 
@@ -1250,6 +1310,9 @@ impl TabElection {
     /// with them the lock decides, and only a lock holder that never wrote (hung right after
     /// locking) is waited out.
     fn open_in(&mut self, now: Now) -> Option<Micros> {
+        if let Some(wait) = self.reserved_for_other(now) {
+            return Some(wait);
+        }
         let seen = self.seen.as_ref()?;
         let expiry = self.observer.remaining(now).unwrap_or(self.config.lease);
         let left = self.leaving.as_ref().is_some_and(|leaving| {
@@ -1272,6 +1335,39 @@ impl TabElection {
             return Some(grace.min(expiry));
         }
         Some(expiry)
+    }
+
+    /// While the newest entry is a release handing the role to another tab, how long it stays
+    /// reserved for that tab: the entry's lease from when this candidate first saw it.
+    fn reserved_for_other(&mut self, now: Now) -> Option<Micros> {
+        let own = tab_id_of(&self.config.instance);
+        let other = self
+            .seen
+            .as_ref()
+            .and_then(|seen| seen.to.as_deref())
+            .is_some_and(|to| to != own);
+        if !other || self.mutated(TabMutation::HandoffIgnored) {
+            return None;
+        }
+        self.observer
+            .remaining(now)
+            .filter(|left| *left > Micros::ZERO)
+    }
+
+    /// Lets the lock go while the role is reserved for another tab, and looks again when the
+    /// reservation ends (or sooner, at the next poll).
+    fn defer_to_other(&mut self, now: Now, wait: Micros) {
+        if let Lock::Held(_) = self.lock {
+            self.release_lock();
+        }
+        let at = now.mono.plus(
+            wait.saturating_add(Micros::from_ms(1))
+                .min(self.config.renew_interval),
+        );
+        self.step = Step::Waiting {
+            reading: None,
+            poll_at: Some(at),
+        };
     }
 
     /// The wait a denial reports: until the observed holder may be taken over, at least 1 ms.
@@ -1323,6 +1419,13 @@ impl TabElection {
     fn evaluate(&mut self, now: Now) {
         if !self.candidate {
             return;
+        }
+        if let Some(wait) = self.reserved_for_other(now) {
+            return self.defer_to_other(now, wait);
+        }
+        // Let go while the role was reserved for another tab: queue for it again.
+        if self.config.web_locks && self.lock == Lock::None {
+            self.request_lock();
         }
         if let Lock::Held(_) = self.lock {
             self.step = Step::LockedGrant {
@@ -1424,6 +1527,9 @@ impl TabElection {
         let Step::LockedGrant { .. } = self.step else {
             return;
         };
+        if let Some(wait) = self.reserved_for_other(now) {
+            return self.defer_to_other(now, wait);
+        }
         let seen = self.seen_or_empty();
         if seen.takeover
             && seen.holder.as_deref() != Some(self.config.instance.as_str())
@@ -1547,6 +1653,7 @@ impl TabElection {
                 attempts_left: RELEASE_ATTEMPTS,
                 reading: false,
                 then,
+                handoff: None,
             };
             self.write_release();
         } else {
@@ -1556,11 +1663,19 @@ impl TabElection {
 
     fn write_release(&mut self) {
         if let Step::Releasing {
-            id, epoch, after, ..
+            id,
+            epoch,
+            after,
+            handoff,
+            ..
         } = &self.step
         {
             let (id, after) = (*id, *after);
-            let record = self.own_record(*epoch, EntryKind::Release);
+            let to = handoff.clone().flatten();
+            let record = LogRecord {
+                to,
+                ..self.own_record(*epoch, EntryKind::Release)
+            };
             self.push(TabOutput::Append {
                 id,
                 after,
@@ -1571,6 +1686,17 @@ impl TabElection {
     }
 
     fn after_release(&mut self, then: AfterRelease) {
+        if matches!(
+            self.step,
+            Step::Releasing {
+                handoff: Some(_),
+                ..
+            }
+        ) {
+            // The handover's release is written (or could not be): the lock goes now, to the
+            // candidates that wait for it, and this one queues again behind them.
+            self.release_lock();
+        }
         match then {
             AfterRelease::Wait if self.candidate => self.start_waiting(),
             AfterRelease::Wait => self.step = Step::Idle,
@@ -1789,11 +1915,11 @@ impl TabMirror {
         self.lease.clear();
     }
 
-    /// Whether the page's hold ended for `reason` by the page's own choice (it left, closed, or
-    /// the page was hidden for good), so its signal says "released", not "lost". A hold that
+    /// Whether the page's hold ended for `reason` by the page's own choice (it left, closed,
+    /// handed the role over, or the page was hidden for good), so its signal says "released", not "lost". A hold that
     /// expired, was taken over or lost its grantor lease ended against the page's will.
     pub fn ended_voluntarily(reason: &str) -> bool {
-        matches!(reason, "released" | "pagehide" | "closed")
+        matches!(reason, "released" | "pagehide" | "closed" | "handed_off")
     }
 }
 

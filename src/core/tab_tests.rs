@@ -991,7 +991,7 @@ fn a_candidate_waits_the_lease_the_holder_asked_for() {
 
 #[test]
 fn only_the_pages_own_choices_end_a_hold_voluntarily() {
-    for reason in ["released", "pagehide", "closed"] {
+    for reason in ["released", "pagehide", "closed", "handed_off"] {
         assert!(TabMirror::ended_voluntarily(reason), "{reason}");
     }
     for reason in [
@@ -1057,6 +1057,27 @@ mod mutations {
 
     fn panics(scenario: impl FnOnce() + std::panic::UnwindSafe) -> bool {
         std::panic::catch_unwind(scenario).is_err()
+    }
+
+    #[test]
+    fn the_handoff_mutation_gives_the_role_to_the_first_in_line() {
+        let mut world = World::new(
+            ["a", "b", "c"]
+                .map(|id| mutated(id, true, TabMutation::HandoffIgnored))
+                .to_vec(),
+        );
+        world.join(0);
+        world.run_until_active(0, 100);
+        world.join(1);
+        world.run(5);
+        world.join(2);
+        world.run(500);
+        hand_off(&mut world, 0, Some("c"));
+        world.run(100);
+        assert!(
+            world.tabs[1].active.is_some(),
+            "not the named tab: the first in line"
+        );
     }
 
     #[test]
@@ -1244,6 +1265,7 @@ fn a_lock_holder_backs_off_from_a_live_takeover_grant() {
                 lease: Some(Micros::from_ms(5_000)),
                 locks: true,
                 takeover,
+                to: None,
             },
         }
     }
@@ -1289,4 +1311,103 @@ fn a_lock_holder_backs_off_from_a_live_takeover_grant() {
         election.handle_timeout(at(due.0.div_ceil(MS)));
         assert_eq!(appends(&mut election), [(2, 3)]);
     }
+}
+
+/// Three tabs: `a` active, then `b` and `c` join in that order (`b` first in the lock's queue).
+fn handover_world(web_locks: bool) -> World {
+    let mut world = World::new(vec![
+        config("a", web_locks),
+        config("b", web_locks),
+        config("c", web_locks),
+    ]);
+    world.join(0);
+    world.run_until_active(0, 100);
+    world.join(1);
+    world.run(5);
+    world.join(2);
+    world.run(500);
+    world
+}
+
+fn hand_off(world: &mut World, tab: usize, to: Option<&str>) {
+    let now = world.time();
+    world.tabs[tab]
+        .election
+        .hand_off(now, to.map(str::to_owned));
+    world.settle();
+}
+
+#[test]
+fn a_handover_to_a_named_tab_makes_it_active_next_with_a_new_epoch() {
+    for web_locks in [true, false] {
+        let mut world = handover_world(web_locks);
+        let epoch = world.tabs[0].active.unwrap();
+        hand_off(&mut world, 0, Some("c"));
+        assert!(world.tabs[0].events.iter().any(|e| matches!(
+            e,
+            TabEvent::Lost {
+                reason: TabEndReason::HandedOff,
+                logged: true,
+                ..
+            }
+        )));
+        let release = world
+            .log
+            .iter()
+            .find(|e| e.record.kind == EntryKind::Release);
+        assert_eq!(release.unwrap().record.to.as_deref(), Some("c"));
+        let took = world.run_until_active(2, 1_000);
+        assert!(took < 100, "web locks {web_locks}: {took} ms");
+        assert_eq!(world.tabs[2].active, Some(epoch + 1));
+        assert!(world.tabs[1]
+            .events
+            .iter()
+            .all(|e| !matches!(e, TabEvent::Active { .. })));
+        // The old holder stays a candidate.
+        assert!(world.tabs[0].election.is_candidate());
+        world.run(10_000);
+        assert_eq!(
+            world.tabs[2].active,
+            Some(epoch + 1),
+            "web locks {web_locks}"
+        );
+    }
+}
+
+#[test]
+fn a_handover_without_a_name_goes_to_the_next_candidate() {
+    let mut world = handover_world(true);
+    hand_off(&mut world, 0, None);
+    world.run_until_active(1, 100);
+    assert!(world.tabs[2].active.is_none());
+}
+
+#[test]
+fn a_handover_to_a_tab_that_is_gone_reserves_the_role_for_the_release_s_lease_only() {
+    for web_locks in [true, false] {
+        let mut world = handover_world(web_locks);
+        hand_off(&mut world, 0, Some("gone"));
+        let handed_at = world.now;
+        let next = loop {
+            world.run(1);
+            if let Some(next) = (0..3).find(|&t| world.tabs[t].active.is_some()) {
+                break next;
+            }
+            assert!(world.now - handed_at < 10_000 * MS, "nobody took the role");
+        };
+        let waited = (world.now - handed_at) / MS;
+        assert!(
+            (5_000..5_000 + 1_100).contains(&waited),
+            "web locks {web_locks}: tab {next} active {waited} ms after the handover"
+        );
+    }
+}
+
+#[test]
+fn a_handover_is_ignored_unless_active() {
+    let mut world = handover_world(true);
+    let before = world.log.len();
+    hand_off(&mut world, 1, Some("b"));
+    assert_eq!(world.log.len(), before);
+    assert!(world.tabs[0].active.is_some());
 }

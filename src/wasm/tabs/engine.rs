@@ -49,6 +49,7 @@ enum Input {
     Join,
     Leave { now: bool },
     Yield(f64),
+    HandOff(Option<String>),
     Check,
     Close,
     Pong,
@@ -165,6 +166,7 @@ impl Engine {
             ToEngine::Join => self.input(Input::Join),
             ToEngine::Leave => self.input(Input::Leave { now: false }),
             ToEngine::Yield(epoch) => self.input(Input::Yield(epoch)),
+            ToEngine::HandOff(to) => self.input(Input::HandOff(to)),
             ToEngine::Check => {
                 self.input(Input::Check);
                 if let Some(global) = &self.global {
@@ -234,6 +236,7 @@ impl Engine {
                         core.yield_role(now, epoch.get());
                     }
                 }
+                Input::HandOff(to) => core.hand_off(now, to),
                 Input::Check => core.check(now),
                 Input::Close => core.close(now),
                 Input::Pong => core.handle_pong(now),

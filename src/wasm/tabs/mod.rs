@@ -13,10 +13,13 @@
 //!   heartbeat worker (`serveTabEngine`) or inline;
 //! - [`global`]: global mode's grantor lease, the module's only use of the holder;
 //! - [`store`] and [`fenced`]: IndexedDB, and `FencedStoreCore`;
+//! - [`calls`]: calls into the active tab (the core's [`crate::core::TabCalls`]);
+//! - [`watch`]: who holds the role, as every page sees it (the core's [`crate::core::TabWatch`]);
 //! - [`wire`]: what is stored, broadcast and messaged; [`sys`]: the globals used.
 //!
 //! It depends on the core and a few shared binding helpers only, so it can be built alone.
 
+mod calls;
 mod engine;
 mod fenced;
 #[cfg(feature = "holder")]
@@ -29,6 +32,7 @@ mod global;
 mod page;
 mod store;
 mod sys;
+mod watch;
 mod wire;
 
 use js_sys::Array;
@@ -43,6 +47,10 @@ pub use page::TabLeaseCore;
 
 /// Prefix of the Web Lock and BroadcastChannel names, so they never clash with an app's own.
 const NAME_PREFIX: &str = "tenure-tab:";
+
+/// Prefix of the BroadcastChannel that carries calls into the active tab, apart from the
+/// election's so that its worker never wakes for them.
+const CALL_PREFIX: &str = "tenure-tab-call:";
 
 /// A role name the core accepts (a non-empty string of at most
 /// [`TabConfig::MAX_NAME_LENGTH`] UTF-16 code units, as JavaScript counts `length`: it is part

@@ -26,17 +26,20 @@ use web_sys::{
 use super::super::error::{config_error, get, lease_error, set};
 use super::super::js::{now_ms, performance_now, reading};
 use super::super::options::holder_config;
+use super::calls::Calls;
 use super::engine::Engine;
 use super::sys::{
     describe, error_with, global, has_global_function, later, lock_manager, on_settled, origin_ms,
     random_id,
 };
+use super::watch::Watcher;
 use super::wire::{
     Answer, Call, EngineConfig, EntryWire, FromEngine, GlobalConfig, Report, ToEngine,
 };
-use super::{assert_supported, checked_name, NAME_PREFIX};
+use super::{assert_supported, checked_name, CALL_PREFIX, NAME_PREFIX};
 use crate::core::{
-    ConfigError, Micros, PageHold, PageStanding, Stamp, TabConfig, TabMirror, WallTime,
+    checked_ms, ConfigError, HolderChange, Micros, PageHold, PageStanding, Stamp, TabConfig,
+    TabMirror, WallTime, DEFAULT_CALL_TIMEOUT, HANDOFF_PROBE_TIMEOUT,
 };
 use crate::protocol::Token;
 
@@ -60,8 +63,13 @@ struct Listener {
 }
 
 struct State {
-    /// This page's candidate id: fresh per engine (a page back from the cache is a new one).
+    /// This page's candidate id: `<tab id>.<random>`, fresh per engine (a page back from the
+    /// cache is a new candidate), its tab id the same for the instance's life.
     instance: String,
+    /// Who holds the role, as this page sees it.
+    watch: Option<Rc<Watcher>>,
+    /// Calls into the active tab, made and served.
+    tab_calls: Option<Rc<Calls>>,
     /// Whether the engine uses Web Locks (`mode`): this context's guess until the engine says.
     web_locks_mode: bool,
     transport: Option<Transport>,
@@ -96,6 +104,8 @@ struct State {
 /// The page's side of one `TabLease`.
 struct Page {
     name: String,
+    /// This instance's id, as holders are named to every tab (`tab.tabId`).
+    tab_id: String,
     lease_ms: f64,
     margin_ms: f64,
     renew_interval_ms: f64,
@@ -304,6 +314,7 @@ fn page(
     let hold = PageHold::new(mirror(heartbeat.lease, heartbeat.margin)?, grantor_mirror);
     Ok(Page {
         name,
+        tab_id: random_id("tab-"),
         lease_ms,
         margin_ms,
         renew_interval_ms: heartbeat.renew_interval.as_ms_f64(),
@@ -316,6 +327,8 @@ fn page(
         notify,
         state: RefCell::new(State {
             instance: String::new(),
+            watch: None,
+            tab_calls: None,
             web_locks_mode: web_locks && lock_manager().is_some(),
             transport: None,
             ready: false,
@@ -421,6 +434,16 @@ impl Page {
             return None;
         }
         self.withdraw();
+        if let Some(watch) = self.watch() {
+            watch.pause();
+        }
+        if let Some(calls) = self.calls() {
+            calls.close(&lease_error(
+                "ERR_TAB_CLOSED",
+                "this TabLease was closed",
+                None,
+            ));
+        }
         // Closed before the release is confirmed: the next tab may take the role while the
         // engine's answer is still on its way, and this instance must not read as a mere "idle"
         // one then.
@@ -493,7 +516,9 @@ impl Page {
         let Some(false) = self.with(|s| s.transport.is_some()) else {
             return;
         };
-        let instance = random_id("tab-");
+        let mut prefix = self.tab_id.clone();
+        prefix.push('.');
+        let instance = random_id(&prefix);
         let config = EngineConfig {
             name: self.name.clone(),
             instance: instance.clone(),
@@ -940,6 +965,13 @@ impl Page {
     /// Leaving the page (closing, navigating, entering the back/forward cache): hand off now
     /// rather than make the next tab wait, and rejoin if the page comes back from the cache.
     fn pagehide(self: &Rc<Self>) {
+        // A message reaching a cached page's channel evicts the page: stop listening.
+        if let Some(watch) = self.watch() {
+            watch.pause();
+        }
+        if let Some(calls) = self.calls() {
+            calls.mute();
+        }
         let leaving = self.with(|s| {
             if !s.candidate {
                 return None;
@@ -972,12 +1004,88 @@ impl Page {
         if rejoin {
             self.join();
         }
+        if let Some(watch) = self.watch().filter(|_| !self.is_closed()) {
+            watch.resume();
+        }
+        if let Some(calls) = self.calls().filter(|_| !self.is_closed()) {
+            calls.listen();
+        }
         self.revalidate();
     }
 
     fn revalidate(self: &Rc<Self>) {
         self.update("expired");
         self.post(ToEngine::Check);
+        if let Some(watch) = self.watch() {
+            watch.check();
+        }
+    }
+
+    /// Steps down now (the page stops acting: `"handed_off"`) and has the engine hand the role
+    /// to `to`.
+    fn hand_off(self: &Rc<Self>, to: Option<String>) {
+        self.step_down("handed_off");
+        self.post(ToEngine::HandOff(to));
+    }
+
+    fn watch(&self) -> Option<Rc<Watcher>> {
+        self.with(|s| s.watch.clone()).flatten()
+    }
+
+    fn calls(&self) -> Option<Rc<Calls>> {
+        self.with(|s| s.tab_calls.clone()).flatten()
+    }
+
+    /// The epoch this page holds now, judged on its clocks (`None` while not active).
+    fn held(self: &Rc<Self>) -> Option<u64> {
+        self.update("expired");
+        self.with(|s| s.hold.epoch().filter(|_| s.active).map(Token::get))
+            .flatten()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.with(|s| s.closed).unwrap_or(true)
+    }
+
+    /// Starts the watch of who holds the role, each change told to the class as
+    /// `("holder", change)`, and the calls into the active tab, which it routes.
+    fn start_watch(self: &Rc<Self>) {
+        let mut channel = String::from(NAME_PREFIX);
+        channel.push_str(&self.name);
+        let mut call_channel = String::from(CALL_PREFIX);
+        call_channel.push_str(&self.name);
+        let page = Rc::downgrade(self);
+        let candidate = page.clone();
+        let calls = Calls::new(
+            self.tab_id.clone(),
+            call_channel,
+            Box::new(move || page.upgrade().and_then(|page| page.held())),
+            Box::new(move || {
+                candidate
+                    .upgrade()
+                    .and_then(|page| page.with(|s| s.candidate && !s.closed && !s.broken))
+                    .unwrap_or(false)
+            }),
+        );
+        let page = Rc::downgrade(self);
+        let watch = Watcher::new(
+            self.name.clone(),
+            channel,
+            Micros::from_ms_f64(self.lease_ms),
+            Box::new(move |change| {
+                let Some(page) = page.upgrade() else { return };
+                if let Some(calls) = page.calls() {
+                    calls.holder_changed(change.holder.as_ref().map(|_| change.epoch));
+                }
+                page.tell("holder", &change_js(change), &JsValue::UNDEFINED);
+            }),
+        );
+        self.with(|s| {
+            s.watch = Some(Rc::clone(&watch));
+            s.tab_calls = Some(Rc::clone(&calls));
+        });
+        calls.listen();
+        watch.resume();
     }
 
     fn listen(self: &Rc<Self>) {
@@ -1018,6 +1126,35 @@ impl Page {
     }
 }
 
+/// A call's name: a non-empty string.
+fn call_name(name: &JsValue) -> Result<String, JsValue> {
+    name.as_string().filter(|n| !n.is_empty()).ok_or_else(|| {
+        lease_error(
+            "ERR_LEASE_USAGE",
+            "a call's name must be a non-empty string",
+            Some("name"),
+        )
+    })
+}
+
+/// A change as the class hears it: `{holder, epoch, since}` (`holder`: a tab id or null;
+/// `since`: when this page learned of it, in ms since the epoch).
+fn change_js(change: &HolderChange) -> JsValue {
+    let object = Object::new();
+    let holder = change
+        .holder
+        .as_deref()
+        .map_or(JsValue::NULL, JsValue::from_str);
+    set(&object, "holder", &holder);
+    set(&object, "epoch", &JsValue::from_f64(change.epoch as f64));
+    set(
+        &object,
+        "since",
+        &JsValue::from_f64((change.since.0 / 1_000) as f64),
+    );
+    object.into()
+}
+
 /// An error as the engine receives it: its message and the fields a holder reads.
 fn plain_error(error: &JsValue) -> JsValue {
     let plain = Object::new();
@@ -1056,7 +1193,151 @@ impl TabLeaseCore {
         if !get(&global(), "document").is_undefined() {
             page.listen();
         }
+        page.start_watch();
         Ok(TabLeaseCore { page })
+    }
+
+    /// This instance's tab id, as every tab names the holder.
+    #[wasm_bindgen(skip_jsdoc, getter, js_name = tabId)]
+    pub fn tab_id(&self) -> String {
+        self.page.tab_id.clone()
+    }
+
+    /// Registers `handler` for calls of `name` while this tab is active.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn handle(&self, name: JsValue, handler: Function) -> Result<(), JsValue> {
+        let name = call_name(&name)?;
+        if let Some(calls) = self.page.calls() {
+            calls.handle(name, handler);
+        }
+        Ok(())
+    }
+
+    /// Unregisters `handler` for `name`, if it is still the one registered.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn unhandle(&self, name: JsValue, handler: Function) {
+        if let (Some(name), Some(calls)) = (name.as_string(), self.page.calls()) {
+            calls.unhandle(&name, &handler);
+        }
+    }
+
+    /// Calls `name` with `args` in the active tab, failing after `timeoutMs` (default 10 s):
+    /// `[promise, id]`, the id for `cancelCall`.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn call(
+        &self,
+        name: JsValue,
+        args: JsValue,
+        timeout_ms: JsValue,
+    ) -> Result<Array, JsValue> {
+        let name = call_name(&name)?;
+        let timeout = if timeout_ms.is_undefined() {
+            DEFAULT_CALL_TIMEOUT
+        } else {
+            checked_ms("timeoutMs", timeout_ms.as_f64().unwrap_or(f64::NAN))
+                .map_err(|e| config_error(&e))?
+        };
+        let calls = self
+            .page
+            .calls()
+            .ok_or_else(|| lease_error("ERR_TAB_CLOSED", "this TabLease was closed", None))?;
+        let (promise, id) = calls.call(JsValue::from_str(&name), args, timeout);
+        Ok(Array::of2(&promise, &JsValue::from_f64(id as f64)))
+    }
+
+    /// Hands the role over to the tab `to` (a tab id; `undefined`: whichever candidate is
+    /// next). Rejects `ERR_LEASE_NOT_HELD` unless this tab is active, and, without stepping
+    /// down, `ERR_TAB_HANDOFF_TARGET` unless the named tab says within a second that it is a
+    /// candidate of this name; else this tab steps down (`"handed_off"`) and the promise
+    /// resolves.
+    #[wasm_bindgen(skip_jsdoc, js_name = handOff)]
+    pub fn hand_off(&self, to: JsValue) -> Promise {
+        let page = Rc::clone(&self.page);
+        let to = if to.is_undefined() || to.is_null() {
+            None
+        } else {
+            match to.as_string().filter(|to| !to.is_empty()) {
+                Some(to) if to == page.tab_id => {
+                    return Promise::reject(&lease_error(
+                        "ERR_LEASE_USAGE",
+                        "handOff(toTabId) names this tab itself",
+                        Some("toTabId"),
+                    ))
+                }
+                Some(to) => Some(to),
+                None => {
+                    return Promise::reject(&lease_error(
+                        "ERR_LEASE_USAGE",
+                        "handOff(toTabId) needs a tab id (a string) or nothing",
+                        Some("toTabId"),
+                    ))
+                }
+            }
+        };
+        if page.held().is_none() {
+            return Promise::reject(&lease_error(
+                "ERR_LEASE_NOT_HELD",
+                "only the active tab can hand the role over",
+                None,
+            ));
+        }
+        let Some(target) = to else {
+            page.hand_off(None);
+            return Promise::resolve(&JsValue::UNDEFINED);
+        };
+        let Some(calls) = page.calls() else {
+            return Promise::reject(&lease_error(
+                "ERR_TAB_CLOSED",
+                "this TabLease was closed",
+                None,
+            ));
+        };
+        let probe = calls.probe(&target, HANDOFF_PROBE_TIMEOUT);
+        Promise::new(&mut |resolve, reject| {
+            let page = Rc::clone(&page);
+            let target = target.clone();
+            on_settled(&probe, move |outcome| {
+                if outcome.ok().and_then(|c| c.as_bool()) != Some(true) {
+                    let mut message = String::from("tab ");
+                    message.push_str(&target);
+                    message.push_str(
+                        " is not a candidate of this name (or did not answer): nothing was handed over",
+                    );
+                    let error = lease_error("ERR_TAB_HANDOFF_TARGET", &message, Some("toTabId"));
+                    let _ = reject.call1(&JsValue::UNDEFINED, &error);
+                    return;
+                }
+                if page.held().is_none() {
+                    let error = lease_error(
+                        "ERR_LEASE_NOT_HELD",
+                        "this tab stopped being active before the handover",
+                        None,
+                    );
+                    let _ = reject.call1(&JsValue::UNDEFINED, &error);
+                    return;
+                }
+                page.hand_off(Some(target));
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            });
+        })
+    }
+
+    /// Gives up on call `id` (its caller's signal aborted).
+    #[wasm_bindgen(skip_jsdoc, js_name = cancelCall)]
+    pub fn cancel_call(&self, id: f64) {
+        if let Some(calls) = self.page.calls() {
+            calls.cancel(id as u64);
+        }
+    }
+
+    /// The last change of holder this page saw (`{holder, epoch, since}`), or `undefined`
+    /// before the log was read.
+    #[wasm_bindgen(skip_jsdoc, getter)]
+    pub fn holder(&self) -> JsValue {
+        self.page
+            .watch()
+            .and_then(|watch| watch.holder())
+            .map_or(JsValue::UNDEFINED, |change| change_js(&change))
     }
 
     /// The role's name.

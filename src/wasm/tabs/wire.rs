@@ -51,6 +51,8 @@ pub struct EntryWire {
     locks: Option<bool>,
     /// Written only where true, so entries keep their old shape (readers default to false).
     takeover: Option<bool>,
+    /// A handover's release: the tab id it hands the role to (written only there).
+    to: Option<String>,
 }
 
 /// A number the log may hold: finite and not negative.
@@ -78,6 +80,7 @@ impl EntryWire {
             lease_ms: record.lease.map(Micros::as_ms_f64),
             locks: Some(record.locks),
             takeover: record.takeover.then_some(true),
+            to: record.to.clone(),
         }
     }
 
@@ -106,6 +109,7 @@ impl EntryWire {
             lease_ms: f64_of(&value, "leaseMs"),
             locks: bool_of(&value, "locks"),
             takeover: bool_of(&value, "takeover"),
+            to: string_of(&value, "to"),
         }
     }
 
@@ -125,6 +129,7 @@ impl EntryWire {
                 locks: self.locks.unwrap_or(false),
                 // Only a grant can be a takeover; the core reads it so (`LogRecord::takeover`).
                 takeover: self.takeover == Some(true),
+                to: self.to,
             },
         }
     }
@@ -171,6 +176,9 @@ impl EntryWire {
         }
         if let Some(takeover) = self.takeover {
             set(&object, "takeover", &JsValue::from_bool(takeover));
+        }
+        if let Some(to) = &self.to {
+            set(&object, "to", &text(to));
         }
         object.into()
     }
@@ -323,6 +331,8 @@ pub enum ToEngine {
     Leave,
     /// The page stopped believing the hold with this epoch.
     Yield(f64),
+    /// Hand the role over to this tab id (or whoever is next).
+    HandOff(Option<String>),
     /// Re-validate: the page may have been frozen, asleep or cached.
     Check,
     /// Leave and close for good.
@@ -359,6 +369,13 @@ impl ToEngine {
             ToEngine::Join => message("join").into(),
             ToEngine::Leave => message("leave").into(),
             ToEngine::Yield(epoch) => message_with("yield", *epoch),
+            ToEngine::HandOff(to) => {
+                let object = message("handoff");
+                if let Some(to) = to {
+                    set(&object, "to", &text(to));
+                }
+                object.into()
+            }
             ToEngine::Check => message("check").into(),
             ToEngine::Close => message("close").into(),
             ToEngine::Pong(n) => message_with("pong", *n),
@@ -380,6 +397,7 @@ impl ToEngine {
             "join" => ToEngine::Join,
             "leave" => ToEngine::Leave,
             "yield" => ToEngine::Yield(n()?),
+            "handoff" => ToEngine::HandOff(string_of(value, "to")),
             "check" => ToEngine::Check,
             "close" => ToEngine::Close,
             "pong" => ToEngine::Pong(n()?),
@@ -566,6 +584,7 @@ mod tests {
             lease: Some(Micros::from_ms(1_500)),
             locks: true,
             takeover,
+            to: None,
         }
     }
 
