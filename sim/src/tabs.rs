@@ -57,7 +57,7 @@ use tenure::core::{
     tab_id_of, AppendOutcome, CallMutation, CallOutput, EntryKind, HolderChange, IoId, LockEvent,
     LogEntry, LogRecord, Micros, Notice, Now, ObservedMutation, Stamp, TabCalls, TabConfig,
     TabElection, TabEndReason, TabEvent, TabMirror, TabMutation, TabOutput, TabWatch,
-    WatchMutation, WatchOutput,
+    TabWatchMutation, TabWatchOutput,
 };
 use tenure::protocol::Token;
 
@@ -80,7 +80,7 @@ pub struct TabMutants {
     /// The broken observed-expiry rule, for every tab.
     pub observed: Option<ObservedMutation>,
     /// The broken watch of who holds the role, for every page.
-    pub watch: Option<WatchMutation>,
+    pub watch: Option<TabWatchMutation>,
     /// The broken calls into the active tab, for every page.
     pub calls: Option<CallMutation>,
 }
@@ -1653,11 +1653,11 @@ impl World {
         let page = self.tabs[tab].page.id;
         while let Some(output) = self.tabs[tab].page.watch.poll_output() {
             match output {
-                WatchOutput::ReadLog(id) => {
+                TabWatchOutput::ReadLog(id) => {
                     let d = self.watch_storage_latency();
                     self.at(self.t + d, Due::WatchRead { tab, page, id });
                 }
-                WatchOutput::Change(change) => self.watched(tab, change),
+                TabWatchOutput::Change(change) => self.watched(tab, change),
             }
         }
         self.tabs[tab].page.watch_timer += 1;

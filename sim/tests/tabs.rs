@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use tenure::core::{CallMutation, ObservedMutation, TabMutation, WatchMutation};
+use tenure::core::{CallMutation, ObservedMutation, TabMutation, TabWatchMutation};
 use tenure_sim::tab_model::MODEL_ONLY_MUTATIONS;
 use tenure_sim::tabs::{run_tabs, TabInvariant, TabMutants, TabsOutcome};
 
@@ -156,7 +156,7 @@ fn tabs_world_catches_every_tab_mutation() {
                     .push((format!("observed {mutation:?}"), caught));
             });
         }
-        for mutation in WatchMutation::ALL {
+        for mutation in TabWatchMutation::ALL {
             let results = &results;
             scope.spawn(move || {
                 let mutants = TabMutants {

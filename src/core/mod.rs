@@ -67,7 +67,7 @@ pub use tab::{
 pub use tab_call::{
     CallFailure, CallMutation, CallOutput, TabCalls, DEFAULT_CALL_TIMEOUT, HANDOFF_PROBE_TIMEOUT,
 };
-pub use tab_watch::{tab_id_of, HolderChange, TabWatch, WatchMutation, WatchOutput};
+pub use tab_watch::{tab_id_of, HolderChange, TabWatch, TabWatchMutation, TabWatchOutput};
 pub use time::{Clock, Micros, MonoTime, Now, TimeError, WallTime, WALL_JITTER_TOLERANCE};
 pub use wake::{WakeDetector, WakeMutation, WAKE_CHECK_INTERVAL};
 pub use watch::{

@@ -18,7 +18,7 @@
 //!   [`TabWatch::check`] (the host calls it when the page resumes or becomes visible).
 //!
 //! Sans-IO like the election: call an input with the current [`Now`], carry out every
-//! [`WatchOutput`], arm one timer for [`TabWatch::poll_timeout`].
+//! [`TabWatchOutput`], arm one timer for [`TabWatch::poll_timeout`].
 
 use super::observed::Observer;
 use super::tab::{EntryKind, IoId, LogEntry, Notice};
@@ -27,15 +27,15 @@ use super::time::{Micros, MonoTime, Now, WallTime};
 /// Deliberately broken variants of the watch. They take effect only in builds with the
 /// `mutations` feature, where the simulation uses them to prove that it catches each bug.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WatchMutation {
+pub enum TabWatchMutation {
     /// Every entry heard or read is taken as the newest, whatever its slot: a late or reordered
     /// notice reports an older holder after a newer one.
     AcceptsAnyNotice,
 }
 
-impl WatchMutation {
+impl TabWatchMutation {
     /// Every mutation, for tests that must catch them all.
-    pub const ALL: [WatchMutation; 1] = [WatchMutation::AcceptsAnyNotice];
+    pub const ALL: [TabWatchMutation; 1] = [TabWatchMutation::AcceptsAnyNotice];
 }
 
 /// The tab id in a candidate's log `instance`: the part before the first `.` (a candidate is
@@ -63,7 +63,7 @@ pub struct HolderChange {
 
 /// Something the host must do.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WatchOutput {
+pub enum TabWatchOutput {
     /// Read the newest log entry; feed it to [`TabWatch::handle_read`].
     ReadLog(IoId),
     /// Tell the page.
@@ -103,9 +103,9 @@ pub struct TabWatch {
     read_at: Option<MonoTime>,
     next_id: u64,
     /// A handful at most: a `Vec` costs the module less than another `VecDeque`.
-    outputs: Vec<WatchOutput>,
+    outputs: Vec<TabWatchOutput>,
     #[cfg(feature = "mutations")]
-    mutation: Option<WatchMutation>,
+    mutation: Option<TabWatchMutation>,
 }
 
 impl TabWatch {
@@ -129,13 +129,13 @@ impl TabWatch {
 
     /// Runs the deliberately broken variant `mutation`.
     #[cfg(feature = "mutations")]
-    pub fn with_mutation(mut self, mutation: Option<WatchMutation>) -> TabWatch {
+    pub fn with_mutation(mut self, mutation: Option<TabWatchMutation>) -> TabWatch {
         self.mutation = mutation;
         self
     }
 
     #[inline(always)]
-    fn mutated(&self, mutation: WatchMutation) -> bool {
+    fn mutated(&self, mutation: TabWatchMutation) -> bool {
         #[cfg(feature = "mutations")]
         return self.mutation == Some(mutation);
         #[cfg(not(feature = "mutations"))]
@@ -152,7 +152,7 @@ impl TabWatch {
     }
 
     /// The next output to carry out, or `None` when drained.
-    pub fn poll_output(&mut self) -> Option<WatchOutput> {
+    pub fn poll_output(&mut self) -> Option<TabWatchOutput> {
         (!self.outputs.is_empty()).then(|| self.outputs.remove(0))
     }
 
@@ -194,7 +194,7 @@ impl TabWatch {
         }
     }
 
-    /// The outcome of [`WatchOutput::ReadLog`] `id`: the newest entry (`None`: the log is
+    /// The outcome of [`TabWatchOutput::ReadLog`] `id`: the newest entry (`None`: the log is
     /// empty), or `Err(())` when storage failed (read again after the poll wait).
     pub fn handle_read(&mut self, now: Now, id: IoId, outcome: Result<Option<LogEntry>, ()>) {
         if self.reading != Some(id) {
@@ -238,13 +238,13 @@ impl TabWatch {
         self.next_id += 1;
         self.reading = Some(id);
         self.read_at = None;
-        self.outputs.push(WatchOutput::ReadLog(id));
+        self.outputs.push(TabWatchOutput::ReadLog(id));
     }
 
     /// Takes `entry` (`None`: the empty log) if it is newer than every entry taken so far.
     fn take(&mut self, now: Now, entry: Option<&LogEntry>) {
         let seq = entry.map_or(0, |e| e.seq);
-        let any = self.mutated(WatchMutation::AcceptsAnyNotice);
+        let any = self.mutated(TabWatchMutation::AcceptsAnyNotice);
         if self.newest.is_some_and(|newest| seq <= newest) && !any {
             return;
         }
@@ -274,7 +274,7 @@ impl TabWatch {
     /// Reports that `holder` holds `epoch` (`None`: nobody; `end` says how it ended), if that
     /// is a change this watch may report (see the module documentation).
     fn offer(&mut self, now: Now, holder: Option<String>, epoch: u64, end: Option<End>) {
-        let any = self.mutated(WatchMutation::AcceptsAnyNotice);
+        let any = self.mutated(TabWatchMutation::AcceptsAnyNotice);
         let report = match &mut self.reported {
             None => true,
             Some((last, _)) if any => last.holder != holder || last.epoch != epoch,
@@ -303,7 +303,7 @@ impl TabWatch {
             since: now.wall,
         };
         self.reported = Some((change.clone(), end));
-        self.outputs.push(WatchOutput::Change(change));
+        self.outputs.push(TabWatchOutput::Change(change));
     }
 }
 

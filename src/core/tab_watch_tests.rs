@@ -35,8 +35,8 @@ fn drain(watch: &mut TabWatch) -> (Vec<(Option<String>, u64)>, Option<IoId>) {
     let mut read = None;
     while let Some(output) = watch.poll_output() {
         match output {
-            WatchOutput::Change(change) => changes.push((change.holder, change.epoch)),
-            WatchOutput::ReadLog(id) => read = Some(id),
+            TabWatchOutput::Change(change) => changes.push((change.holder, change.epoch)),
+            TabWatchOutput::ReadLog(id) => read = Some(id),
         }
     }
     (changes, read)
@@ -292,7 +292,7 @@ fn check_reads_at_once_and_answers_of_other_reads_are_ignored() {
 #[test]
 fn the_mutant_reports_an_older_holder_after_a_newer_one() {
     let (watch, _) = started(None);
-    let mut watch = watch.with_mutation(Some(WatchMutation::AcceptsAnyNotice));
+    let mut watch = watch.with_mutation(Some(TabWatchMutation::AcceptsAnyNotice));
     watch.handle_notice(at(10), written(3, "tab-b.1", 2, EntryKind::Grant));
     watch.handle_notice(at(11), written(1, "tab-a.1", 1, EntryKind::Grant));
     assert_eq!(

@@ -20,7 +20,9 @@ use super::super::js::{now_ms, performance_now, reading};
 use super::store;
 use super::sys::has_global_function;
 use super::wire::EntryWire;
-use crate::core::{HolderChange, IoId, LogEntry, Micros, MonoTime, Notice, TabWatch, WatchOutput};
+use crate::core::{
+    HolderChange, IoId, LogEntry, Micros, MonoTime, Notice, TabWatch, TabWatchOutput,
+};
 
 enum Input {
     Start,
@@ -139,7 +141,7 @@ impl Watcher {
                 .and_then(|mut state| state.core.poll_output());
             match output {
                 None => break,
-                Some(WatchOutput::ReadLog(id)) => {
+                Some(TabWatchOutput::ReadLog(id)) => {
                     let watcher = Rc::downgrade(self);
                     store::latest_entry(&self.name, move |entry| {
                         if let Some(watcher) = watcher.upgrade() {
@@ -147,7 +149,7 @@ impl Watcher {
                         }
                     });
                 }
-                Some(WatchOutput::Change(change)) => (self.changed)(&change),
+                Some(TabWatchOutput::Change(change)) => (self.changed)(&change),
             }
         }
         self.arm();
