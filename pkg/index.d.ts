@@ -1134,6 +1134,16 @@ export class EtcdGrantor implements Grantor {
   renew(args: RenewArgs): Promise<RenewReply>;
   /** Deletes the key only if it is still this grant's, then revokes the lease; idempotent. */
   release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  /**
+   * Who holds `resource`, change by change, without holding it: a `/v3/kv/range` of its key (the
+   * current state, at the header's revision), then `/v3/watch` streams through the JSON gateway,
+   * 30 s each, each starting at the revision after the last one yielded. `version` is etcd's
+   * revision of the change (a grant's put, a release's or an expiry's delete), `token` the key's
+   * `create_revision`; `expiresInMs` is null. A compacted start revision, a cancelled watch or a
+   * cut stream starts again from a range.
+   * @throws {LeaseError} `ERR_GRANTOR` (`bad_request`) for a bad resource or signal
+   */
+  observe(resource: string, options?: { signal?: AbortSignal }): Observation;
 }
 
 /** Options of {@link RedisHttpGrantor}. */

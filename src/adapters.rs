@@ -29,6 +29,24 @@ pub mod etcd {
         }
     }
 
+    /// How long one watch stream of a key lasts before the observer ends it and starts the
+    /// next from the revision after the last one reported, in ms: a stream held open longer
+    /// only meets proxies' idle timeouts.
+    pub const WATCH_WINDOW_MS: u64 = 30_000;
+
+    /// The revision a watch resumes from after the state at revision `after` was reported: the
+    /// next one, so no change is missed or repeated.
+    pub fn watch_start(after: u64) -> u64 {
+        after.saturating_add(1)
+    }
+
+    /// Whether a watch result ends the watch as a failure: etcd cancelled it, or the revision it
+    /// started from was compacted away (`compact_revision` above 0). The observer then reads the
+    /// key afresh, at the store's current revision.
+    pub fn watch_lost(canceled: bool, compact_revision: i64) -> bool {
+        canceled || compact_revision > 0
+    }
+
     /// Whether the JSON text `text` holds a `null`. etcd's gateway never sends one: it leaves out
     /// a field at its default instead. The adapter reads an absent field as that default (an
     /// absent TTL is 0, a lease gone), so a `null` must not pass for absent: it is a reply from
@@ -297,6 +315,15 @@ mod tests {
         ] {
             assert!(!etcd::has_null(text), "{text}");
         }
+    }
+
+    #[test]
+    fn an_etcd_watch_resumes_after_the_last_revision_and_is_lost_when_compacted() {
+        assert_eq!(etcd::watch_start(41), 42);
+        assert_eq!(etcd::watch_start(u64::MAX), u64::MAX);
+        assert!(!etcd::watch_lost(false, 0));
+        assert!(etcd::watch_lost(true, 0));
+        assert!(etcd::watch_lost(false, 17));
     }
 
     #[test]

@@ -16,23 +16,27 @@ use std::rc::Rc;
 use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
 
 use super::{
     check_duration_ms, check_text_name, check_token, endpoint, join, key_prefix, token_option,
 };
 use super::{Recent, MAX_REPLY_BYTES};
-use crate::adapters::etcd::{denial_wait_ms, has_null, MAX_TTL_SECONDS};
+use crate::adapters::etcd::{
+    denial_wait_ms, has_null, watch_lost, watch_start, MAX_TTL_SECONDS, WATCH_WINDOW_MS,
+};
 use crate::adapters::whole_seconds;
-use crate::core::FailureKind;
+use crate::core::{FailureKind, HolderView, Micros, WatchConfig};
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_TOKEN};
 use crate::wasm::bounded::BoundedMap;
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
-    decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise, reply_value,
-    status_failure, strict_json, text_of, Endpoint, Reply,
+    decimal, grantor_error, is_plain_object, json_text, lenient_json, malformed, pair_key, promise,
+    reply_value, status_failure, strict_json, text_of, Detail, Endpoint, Reply,
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
+use crate::wasm::watch::{Feed, Fetching, ObservationCore, Sink};
 
 /// Lease IDs remembered for renewals; beyond this the oldest are forgotten and looked up again.
 const MAX_TRACKED: usize = 1024;
@@ -808,6 +812,253 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         let _ = inner.revoke(&lease, &signal).await;
     }
     reply_value(&ReleaseReply { released })
+}
+
+// observe(): the watch API. Kept apart from the rest of this file: only `observe` below and
+// its feed.
+
+/// A key as a watch or a range sends it, with the revisions an observer orders by.
+#[derive(Deserialize)]
+struct WatchedKv {
+    key: Option<String>,
+    value: Option<String>,
+    create_revision: Option<String>,
+    mod_revision: Option<String>,
+}
+
+/// A reply's header: the store's revision when it answered.
+#[derive(Deserialize)]
+struct Header {
+    revision: Option<String>,
+}
+
+/// `/v3/kv/range`'s reply as an observer reads it.
+#[derive(Deserialize)]
+struct Snapshot {
+    header: Option<Header>,
+    kvs: Option<Vec<WatchedKv>>,
+}
+
+/// One line of `/v3/watch`: a result, or an error.
+#[derive(Deserialize)]
+struct WatchLine {
+    result: Option<WatchResult>,
+    error: Option<crate::wasm::value::Passed>,
+}
+
+#[derive(Deserialize)]
+struct WatchResult {
+    canceled: Option<bool>,
+    compact_revision: Option<String>,
+    events: Option<Vec<WatchEvent>>,
+}
+
+/// An event; etcd omits the type of a `PUT`, its default.
+#[derive(Deserialize)]
+struct WatchEvent {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    kv: Option<WatchedKv>,
+}
+
+/// `POST /v3/watch`'s request: watch one key from a revision.
+#[derive(Serialize)]
+struct WatchRequest<'a> {
+    create_request: WatchCreate<'a>,
+}
+
+#[derive(Serialize)]
+struct WatchCreate<'a> {
+    key: &'a str,
+    start_revision: String,
+}
+
+/// The resource's key watched: a fetch after a version streams `/v3/watch` from the next
+/// revision ([`watch_start`]) for a window; a snapshot is a `/v3/kv/range`, at the header's
+/// revision. Versions are etcd's revisions: a key's `mod_revision` (a put, or its deletion by a
+/// release or the lease's expiry), which only grows across the cluster.
+struct KeyWatch {
+    inner: Rc<Inner>,
+    /// The key, in base64.
+    key: String,
+}
+
+/// A key's state (`None`: no key) at `version`: held by the holder its value names, with its
+/// `create_revision` as the token. etcd does not say what a lease has left without another call,
+/// so `expiresInMs` is unknown.
+fn kv_view(what: &str, kv: Option<&WatchedKv>, version: u64) -> Result<HolderView, JsValue> {
+    let held = match kv {
+        Some(kv) => Some((
+            text_field(what, "value", kv.value.as_deref())?,
+            revision(what, kv.create_revision.as_deref())?,
+        )),
+        None => None,
+    };
+    Ok(HolderView {
+        version,
+        token: held.as_ref().map(|(_, token)| *token),
+        holder: held.map(|(holder, _)| holder),
+        expires_in_ms: None,
+        handed_to: None,
+    })
+}
+
+/// A revision an observer orders by: a positive safe integer.
+fn watch_revision(what: &str, field: &str, value: Option<&str>) -> Result<u64, JsValue> {
+    let number = int64(what, field, value, None)?;
+    u64::try_from(number)
+        .ok()
+        .filter(|n| (1..=MAX_TOKEN).contains(n))
+        .ok_or_else(|| {
+            malformed(
+                what,
+                &[field, " is not a revision in 1..2^53-1"].concat(),
+                None,
+            )
+        })
+}
+
+impl KeyWatch {
+    /// The current state: `/v3/kv/range` of the key, versioned by the header's revision.
+    async fn snapshot(inner: &Inner, key: &str, signal: &JsValue) -> Result<HolderView, JsValue> {
+        let what = "observe";
+        let reply = inner
+            .post("/v3/kv/range", &RangeRequest { key }, signal)
+            .await?;
+        if !reply.ok() {
+            return Err(failure(what, &reply));
+        }
+        let value = parsed(what, &reply.text, reply.status)?;
+        let snapshot: Snapshot = from_js(&value)
+            .map_err(|_| malformed(what, "the range reply is not of the expected shape", None))?;
+        let header = snapshot.header.and_then(|h| h.revision);
+        let version = watch_revision(what, "header.revision", header.as_deref())?;
+        let kvs = snapshot.kvs.unwrap_or_default();
+        if kvs.len() > 1 || kvs.iter().any(|kv| kv.key.as_deref() != Some(key)) {
+            return Err(malformed(what, "the range returned another key", None));
+        }
+        kv_view(what, kvs.first(), version)
+    }
+
+    /// Streams the key's events from revision `start` until the window ends.
+    async fn stream(
+        inner: &Inner,
+        key: &str,
+        start: u64,
+        signal: &JsValue,
+        sink: &Sink,
+    ) -> Result<(), JsValue> {
+        let what = "observe";
+        let body = WatchRequest {
+            create_request: WatchCreate {
+                key,
+                start_revision: decimal(start),
+            },
+        };
+        let text = json_text(&body)?;
+        let end = AbortSignal::timeout_with_f64(WATCH_WINDOW_MS as f64);
+        let mut on_line = |line: &str| -> Result<(), JsValue> {
+            let bad = |problem: &str| malformed(what, problem, None);
+            let value = strict_json(line)
+                .filter(|_| !has_null(line))
+                .ok_or_else(|| bad("a watch message is not JSON of etcd's shape"))?;
+            let line: WatchLine =
+                from_js(&value).map_err(|_| bad("a watch message is not of the expected shape"))?;
+            if line.error.is_some() {
+                let message = get(&get(&value, "error"), "message").as_string();
+                let message = [
+                    what,
+                    ": the watch failed: ",
+                    message.as_deref().unwrap_or(""),
+                ];
+                return Err(grantor_error(
+                    "server_error",
+                    &message.concat(),
+                    Detail::default(),
+                ));
+            }
+            let Some(result) = line.result else {
+                return Err(bad("a watch message has no result"));
+            };
+            let compacted = int64(
+                what,
+                "compact_revision",
+                result.compact_revision.as_deref(),
+                Some(0),
+            )?;
+            if watch_lost(result.canceled == Some(true), compacted) {
+                let message = [what, ": the watch was cancelled or its revision compacted"];
+                return Err(grantor_error(
+                    "server_error",
+                    &message.concat(),
+                    Detail::default(),
+                ));
+            }
+            for event in result.events.unwrap_or_default() {
+                let Some(kv) = event.kv.filter(|kv| kv.key.as_deref() == Some(key)) else {
+                    return Err(bad("an event is about another key"));
+                };
+                let version = watch_revision(what, "mod_revision", kv.mod_revision.as_deref())?;
+                let view = match event.kind.as_deref() {
+                    None | Some("PUT") => kv_view(what, Some(&kv), version)?,
+                    Some("DELETE") => kv_view(what, None, version)?,
+                    Some(_) => return Err(bad("an event of an unknown type")),
+                };
+                sink(view);
+            }
+            Ok(())
+        };
+        let call = ("POST", "/v3/watch", Some(text.as_str()));
+        let streamed = inner
+            .endpoint
+            .stream_lines(call, signal, &end, what, MAX_REPLY_BYTES, &mut on_line)
+            .await?;
+        match streamed {
+            Some(reply) => Err(failure(what, &reply)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Feed for KeyWatch {
+    fn config(&self) -> WatchConfig {
+        // The window ends the stream; the watcher's deadline is the backstop a request timeout
+        // and a second later.
+        let deadline = WATCH_WINDOW_MS as f64 + self.inner.endpoint.timeout_ms() + 1_000.0;
+        WatchConfig::changes(Micros::from_ms_f64(deadline))
+    }
+
+    fn fetch(&self, after: Option<u64>, signal: AbortSignal, sink: Sink) -> Fetching {
+        let inner = Rc::clone(&self.inner);
+        let key = self.key.clone();
+        Box::pin(async move {
+            let signal: JsValue = signal.into();
+            match after {
+                None => {
+                    let view = KeyWatch::snapshot(&inner, &key, &signal).await?;
+                    sink(view);
+                    Ok(())
+                }
+                Some(after) => {
+                    KeyWatch::stream(&inner, &key, watch_start(after), &signal, &sink).await
+                }
+            }
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl EtcdGrantorCore {
+    /// Who holds `resource`, change by change: a range, then `/v3/watch` streams of its key.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(&self, resource: JsValue, signal: JsValue) -> Result<ObservationCore, JsValue> {
+        let resource = check_text_name("resource", &resource)?;
+        let feed = KeyWatch {
+            key: to_base64(&[self.inner.prefix.as_str(), &resource].concat()),
+            inner: Rc::clone(&self.inner),
+        };
+        ObservationCore::start(Rc::new(feed), &signal)
+    }
 }
 
 #[cfg(test)]
