@@ -736,31 +736,8 @@ async fn read_limited(
     };
     let reader = stream.get_reader_checked().map_err(Failure::Thrown)?;
     let mut bytes: Vec<u8> = Vec::new();
-    loop {
-        let read = reader.read_checked().map_err(Failure::Thrown)?;
-        let chunk = JsFuture::from(read).await.map_err(Failure::Thrown)?;
-        if !chunk.is_object() {
-            return Err(Failure::Thrown(
-                js_sys::TypeError::new("the body's reader gave no result").into(),
-            ));
-        }
-        let chunk: ReadableStreamReadResult = chunk.unchecked_into();
-        if chunk.get_done() == Some(true) {
-            break;
-        }
-        // Realm-independent: Firefox hands chunks that fail `instanceof Uint8Array` here.
-        let value = chunk.get_value();
-        let Some(value) =
-            js_sys::ArrayBuffer::is_view(&value).then(|| value.unchecked_into::<Uint8Array>())
-        else {
-            ignore(reader.cancel_reader());
-            return Err(Failure::Thrown(
-                js_sys::TypeError::new("the body is not bytes").into(),
-            ));
-        };
-        // Any view counts by its bytes, read once: a caller's own fetch may hand a view that is
-        // not a Uint8Array, whose `length` counts elements.
-        let length = value.byte_length();
+    while let Some(chunk) = next_chunk(&reader).await? {
+        let length = chunk.length();
         let Some(total) = bytes
             .len()
             .checked_add(length as usize)
@@ -773,14 +750,9 @@ async fn read_limited(
                 " bytes",
             ]));
         };
-        let own = Uint8Array::new_with_byte_offset_and_length(
-            &value.buffer(),
-            value.byte_offset(),
-            length,
-        );
         let start = bytes.len();
         bytes.resize(total, 0);
-        own.copy_to(&mut bytes[start..]);
+        chunk.copy_to(&mut bytes[start..]);
     }
     // As a fatal TextDecoder reads it: a leading byte-order mark is dropped.
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {

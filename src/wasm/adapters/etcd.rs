@@ -817,48 +817,53 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
 // observe(): the watch API. Kept apart from the rest of this file: only `observe` below and
 // its feed.
 
-/// A key as a watch or a range sends it, with the revisions an observer orders by.
-#[derive(Deserialize)]
-struct WatchedKv {
-    key: Option<String>,
-    value: Option<String>,
-    create_revision: Option<String>,
-    mod_revision: Option<String>,
+/// The string field `field` of `object`: `None` when etcd omitted it, a `malformed_reply` when
+/// it is anything but a string.
+fn string_field(what: &str, object: &JsValue, field: &str) -> Result<Option<String>, JsValue> {
+    match get(object, field) {
+        value if value.is_undefined() => Ok(None),
+        value => value
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| malformed(what, &[field, " is not a string"].concat(), None)),
+    }
 }
 
-/// A reply's header: the store's revision when it answered.
-#[derive(Deserialize)]
-struct Header {
-    revision: Option<String>,
+/// A key as a watch or a range sends it: its key (base64), and the state it stands for at
+/// revision `version` ([`kv_view`]).
+fn watched_kv(what: &str, kv: &JsValue, key: &str, version: u64) -> Result<HolderView, JsValue> {
+    if !is_plain_object(kv) || string_field(what, kv, "key")?.as_deref() != Some(key) {
+        return Err(malformed(what, "an entry is about another key", None));
+    }
+    let holder = text_field(what, "value", string_field(what, kv, "value")?.as_deref())?;
+    let token = revision(what, string_field(what, kv, "create_revision")?.as_deref())?;
+    Ok(HolderView {
+        version,
+        holder: Some(holder),
+        token: Some(token),
+        expires_in_ms: None,
+        handed_to: None,
+    })
 }
 
-/// `/v3/kv/range`'s reply as an observer reads it.
-#[derive(Deserialize)]
-struct Snapshot {
-    header: Option<Header>,
-    kvs: Option<Vec<WatchedKv>>,
+/// The state where nobody holds the key, at revision `version`.
+fn free_view(version: u64) -> HolderView {
+    HolderView {
+        version,
+        holder: None,
+        token: None,
+        expires_in_ms: None,
+        handed_to: None,
+    }
 }
 
-/// One line of `/v3/watch`: a result, or an error.
-#[derive(Deserialize)]
-struct WatchLine {
-    result: Option<WatchResult>,
-    error: Option<crate::wasm::value::Passed>,
-}
-
-#[derive(Deserialize)]
-struct WatchResult {
-    canceled: Option<bool>,
-    compact_revision: Option<String>,
-    events: Option<Vec<WatchEvent>>,
-}
-
-/// An event; etcd omits the type of a `PUT`, its default.
-#[derive(Deserialize)]
-struct WatchEvent {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    kv: Option<WatchedKv>,
+/// The elements of the list field `field` of `object`, none when etcd omitted it.
+fn list_field(what: &str, object: &JsValue, field: &str) -> Result<js_sys::Array, JsValue> {
+    match get(object, field) {
+        value if value.is_undefined() => Ok(js_sys::Array::new()),
+        value if js_sys::Array::is_array(&value) => Ok(value.unchecked_into()),
+        _ => Err(malformed(what, &[field, " is not a list"].concat(), None)),
+    }
 }
 
 /// `POST /v3/watch`'s request: watch one key from a revision.
@@ -881,26 +886,6 @@ struct KeyWatch {
     inner: Rc<Inner>,
     /// The key, in base64.
     key: String,
-}
-
-/// A key's state (`None`: no key) at `version`: held by the holder its value names, with its
-/// `create_revision` as the token. etcd does not say what a lease has left without another call,
-/// so `expiresInMs` is unknown.
-fn kv_view(what: &str, kv: Option<&WatchedKv>, version: u64) -> Result<HolderView, JsValue> {
-    let held = match kv {
-        Some(kv) => Some((
-            text_field(what, "value", kv.value.as_deref())?,
-            revision(what, kv.create_revision.as_deref())?,
-        )),
-        None => None,
-    };
-    Ok(HolderView {
-        version,
-        token: held.as_ref().map(|(_, token)| *token),
-        holder: held.map(|(holder, _)| holder),
-        expires_in_ms: None,
-        handed_to: None,
-    })
 }
 
 /// A revision an observer orders by: a positive safe integer.
@@ -929,15 +914,18 @@ impl KeyWatch {
             return Err(failure(what, &reply));
         }
         let value = parsed(what, &reply.text, reply.status)?;
-        let snapshot: Snapshot = from_js(&value)
-            .map_err(|_| malformed(what, "the range reply is not of the expected shape", None))?;
-        let header = snapshot.header.and_then(|h| h.revision);
+        let header = string_field(what, &get(&value, "header"), "revision")?;
         let version = watch_revision(what, "header.revision", header.as_deref())?;
-        let kvs = snapshot.kvs.unwrap_or_default();
-        if kvs.len() > 1 || kvs.iter().any(|kv| kv.key.as_deref() != Some(key)) {
-            return Err(malformed(what, "the range returned another key", None));
+        let kvs = list_field(what, &value, "kvs")?;
+        match kvs.length() {
+            0 => Ok(free_view(version)),
+            1 => watched_kv(what, &kvs.get(0), key, version),
+            _ => Err(malformed(
+                what,
+                "the range returned more than one key",
+                None,
+            )),
         }
-        kv_view(what, kvs.first(), version)
     }
 
     /// Streams the key's events from revision `start` until the window ends.
@@ -962,10 +950,9 @@ impl KeyWatch {
             let value = strict_json(line)
                 .filter(|_| !has_null(line))
                 .ok_or_else(|| bad("a watch message is not JSON of etcd's shape"))?;
-            let line: WatchLine =
-                from_js(&value).map_err(|_| bad("a watch message is not of the expected shape"))?;
-            if line.error.is_some() {
-                let message = get(&get(&value, "error"), "message").as_string();
+            let error = get(&value, "error");
+            if !error.is_undefined() {
+                let message = get(&error, "message").as_string();
                 let message = [
                     what,
                     ": the watch failed: ",
@@ -977,16 +964,19 @@ impl KeyWatch {
                     Detail::default(),
                 ));
             }
-            let Some(result) = line.result else {
+            let result = get(&value, "result");
+            if !is_plain_object(&result) {
                 return Err(bad("a watch message has no result"));
+            }
+            let canceled = match get(&result, "canceled") {
+                flag if flag.is_undefined() => false,
+                flag => flag
+                    .as_bool()
+                    .ok_or_else(|| bad("canceled is not a boolean"))?,
             };
-            let compacted = int64(
-                what,
-                "compact_revision",
-                result.compact_revision.as_deref(),
-                Some(0),
-            )?;
-            if watch_lost(result.canceled == Some(true), compacted) {
+            let compacted = string_field(what, &result, "compact_revision")?;
+            let compacted = int64(what, "compact_revision", compacted.as_deref(), Some(0))?;
+            if watch_lost(canceled, compacted) {
                 let message = [what, ": the watch was cancelled or its revision compacted"];
                 return Err(grantor_error(
                     "server_error",
@@ -994,14 +984,16 @@ impl KeyWatch {
                     Detail::default(),
                 ));
             }
-            for event in result.events.unwrap_or_default() {
-                let Some(kv) = event.kv.filter(|kv| kv.key.as_deref() == Some(key)) else {
-                    return Err(bad("an event is about another key"));
-                };
-                let version = watch_revision(what, "mod_revision", kv.mod_revision.as_deref())?;
-                let view = match event.kind.as_deref() {
-                    None | Some("PUT") => kv_view(what, Some(&kv), version)?,
-                    Some("DELETE") => kv_view(what, None, version)?,
+            for event in list_field(what, &result, "events")?.iter() {
+                let kv = get(&event, "kv");
+                let version = string_field(what, &kv, "mod_revision")?;
+                let version = watch_revision(what, "mod_revision", version.as_deref())?;
+                let view = match string_field(what, &event, "type")?.as_deref() {
+                    None | Some("PUT") => watched_kv(what, &kv, key, version)?,
+                    Some("DELETE") if string_field(what, &kv, "key")?.as_deref() == Some(key) => {
+                        free_view(version)
+                    }
+                    Some("DELETE") => return Err(bad("an event is about another key")),
                     Some(_) => return Err(bad("an event of an unknown type")),
                 };
                 sink(view);

@@ -127,6 +127,18 @@ describe("KubernetesLeaseGrantor.observe against the API fake", { timeout: 60_00
       // an older state: the grant before b's, as a stale watch cache might replay it
       event("MODIFIED", (l) => ({ ...l, spec: { ...l.spec, holderIdentity: "old", leaseTransitions: 0 } })),
       event("MODIFIED", (l) => ({ ...l, spec: { ...l.spec, holderIdentity: "z", leaseDurationSeconds: "10" } })),
+      // a newer-looking grant in a message over the 256 KiB cap
+      event("MODIFIED", (l) => ({
+        ...l,
+        metadata: { ...l.metadata, annotations: { padding: "x".repeat(300 * 1024) } },
+        spec: { ...l.spec, holderIdentity: "huge", leaseTransitions: 40 },
+      })),
+      // a newer-looking grant whose holder is not UTF-8
+      Buffer.concat([
+        Buffer.from(event("MODIFIED", (l) => ({ ...l, spec: { ...l.spec, holderIdentity: "bad-@", leaseTransitions: 41 } })).split("@")[0]),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(event("MODIFIED", (l) => ({ ...l, spec: { ...l.spec, holderIdentity: "bad-@", leaseTransitions: 41 } })).split("@")[1]),
+      ]),
     ];
     let watches = 0;
     api.intercept = (request) => {
@@ -134,7 +146,7 @@ describe("KubernetesLeaseGrantor.observe against the API fake", { timeout: 60_00
       const line = script.shift();
       if (line === undefined) return undefined;
       watches += 1;
-      return { status: 200, headers: { "content-type": "application/json" }, body: `${line}\n` };
+      return { status: 200, headers: { "content-type": "application/json" }, body: Buffer.concat([Buffer.from(line), Buffer.from("\n")]) };
     };
     const observation = watcher.observe("hostile");
     try {
@@ -145,7 +157,7 @@ describe("KubernetesLeaseGrantor.observe against the API fake", { timeout: 60_00
       const freed = await nextWithin(observation, 10_000);
       assert.equal(freed.holder, null, `an invented or older state was yielded: ${JSON.stringify(freed)}`);
       assertIncreasing([first, freed]);
-      assert.equal(watches, 7);
+      assert.equal(watches, 9);
     } finally {
       api.intercept = undefined;
       observation.close();
