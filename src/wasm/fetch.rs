@@ -8,7 +8,9 @@
 //! UTF-8, and JSON that a grantor reads strictly has no object with a key twice
 //! ([`has_duplicate_keys`]). Transport failures are typed `ERR_GRANTOR` errors: `timed_out` when
 //! the request's own timeout ended it, `unreachable` otherwise; a reply over the cap or not UTF-8
-//! is a `malformed_reply`.
+//! is a `malformed_reply`. A reply that streams (a watch) is read line by line, each line within
+//! a per-message cap and UTF-8 checked, until the server ends it or the caller's window closes
+//! ([`Endpoint::stream_lines`]).
 //!
 //! The `fetch` called is the user's (option `fetch`) or the global one, looked up at each request
 //! so that a host replacing it later is heard. A user's `fetch` is user code: it is called with
