@@ -416,22 +416,6 @@ export interface LeaseStatus {
   expiresInMs: number | null;
 }
 
-/**
- * The tenure grantor protocol (`/v1`, JSON over HTTP) over `fetch`. Failed calls reject with a
- * {@link LeaseError} of code `ERR_GRANTOR` whose `kind` is `unreachable`, `timed_out` (also a
- * 408), `server_error` (5xx), `rate_limited` (429, with `retryAfterMs`), `bad_request` (other 4xx,
- * such as `grantorCode` `unauthorized`, `forbidden_namespace` or `bad_lease_secret`) or
- * `malformed_reply`; the holder retries these within its budget.
- *
- * Each grant's `leaseSecret` (and each claim's `claimSecret`) is remembered, for the newest 65,536
- * grants and claims (a renewal keeps its grant's among the newest), and sent with the calls about
- * that grant or claim: use one HttpGrantor for a lease's whole life, or pass the secret explicitly.
- *
- * With `batchRenewals`, `renew` calls from all holders wait in a shared queue and go out as one
- * `POST /v1/renew/batch`; see {@link BatchRenewalsOptions}. A batch element's own error rejects
- * that renewal alone (`bad_request` with its `grantorCode`, no `status`); a failed batch rejects
- * every renewal in it.
- */
 /** One state of a resource's holder, as {@link Observation} yields it. */
 export interface HolderChange {
   /** Who holds the resource, or null when nobody does. */
@@ -479,6 +463,22 @@ export function observe(
   options?: { signal?: AbortSignal },
 ): Observation;
 
+/**
+ * The tenure grantor protocol (`/v1`, JSON over HTTP) over `fetch`. Failed calls reject with a
+ * {@link LeaseError} of code `ERR_GRANTOR` whose `kind` is `unreachable`, `timed_out` (also a
+ * 408), `server_error` (5xx), `rate_limited` (429, with `retryAfterMs`), `bad_request` (other 4xx,
+ * such as `grantorCode` `unauthorized`, `forbidden_namespace` or `bad_lease_secret`) or
+ * `malformed_reply`; the holder retries these within its budget.
+ *
+ * Each grant's `leaseSecret` (and each claim's `claimSecret`) is remembered, for the newest 65,536
+ * grants and claims (a renewal keeps its grant's among the newest), and sent with the calls about
+ * that grant or claim: use one HttpGrantor for a lease's whole life, or pass the secret explicitly.
+ *
+ * With `batchRenewals`, `renew` calls from all holders wait in a shared queue and go out as one
+ * `POST /v1/renew/batch`; see {@link BatchRenewalsOptions}. A batch element's own error rejects
+ * that renewal alone (`bad_request` with its `grantorCode`, no `status`); a failed batch rejects
+ * every renewal in it.
+ */
 export class HttpGrantor implements Grantor {
   /**
    * @throws {LeaseError} `ERR_LEASE_CONFIG` for a bad `baseUrl`, `timeoutMs`, `batchRenewals`
