@@ -4,6 +4,7 @@
 
 import { ConsulGrantorCore } from "./glue/tenure.js";
 import { construct, settled } from "./http-grantor.js";
+import { Observation } from "./observe.js";
 
 /**
  * A grantor on Consul: sessions with a TTL, and locks on KV keys.
@@ -62,5 +63,14 @@ export class ConsulGrantor {
   /** Unlocks the key if this holder's grant still holds it, then destroys its session. */
   release(args) {
     return settled(this.#core.release(args));
+  }
+
+  /**
+   * Who holds `resource`, change by change: blocking queries on its lock key (`?index=`, up to
+   * 30 s each), as an async iterator of `{holder, token, expiresInMs: null, handedTo: null,
+   * version, since}`; the token is the key's `LockIndex`.
+   */
+  observe(resource, { signal } = {}) {
+    return new Observation(construct(() => this.#core.observe(resource, signal)));
   }
 }

@@ -4,6 +4,7 @@
 
 import { EtcdGrantorCore } from "./glue/tenure.js";
 import { construct, settled } from "./http-grantor.js";
+import { Observation } from "./observe.js";
 
 /**
  * A grantor keeping leases in etcd v3 through its JSON gateway, for `LeaseHolder` or direct use.
@@ -66,5 +67,15 @@ export class EtcdGrantor {
   /** `{released}`: idempotent, and never touches a newer grant. */
   release(args) {
     return settled(this.#core.release(args));
+  }
+
+  /**
+   * Who holds `resource`, change by change: a range of its key, then `/v3/watch` streams of it,
+   * each resuming at the revision after the last one yielded; a compacted revision or a cut
+   * stream starts again from a range. `version` is etcd's revision, `token` the key's
+   * `create_revision`.
+   */
+  observe(resource, { signal } = {}) {
+    return new Observation(construct(() => this.#core.observe(resource, signal)));
   }
 }

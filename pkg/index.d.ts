@@ -1280,6 +1280,16 @@ export class EtcdGrantor implements Grantor {
   renew(args: RenewArgs): Promise<RenewReply>;
   /** Deletes the key only if it is still this grant's, then revokes the lease; idempotent. */
   release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  /**
+   * Who holds `resource`, change by change, without holding it: a `/v3/kv/range` of its key (the
+   * current state, at the header's revision), then `/v3/watch` streams through the JSON gateway,
+   * 30 s each, each starting at the revision after the last one yielded. `version` is etcd's
+   * revision of the change (a grant's put, a release's or an expiry's delete), `token` the key's
+   * `create_revision`; `expiresInMs` is null. A compacted start revision, a cancelled watch or a
+   * cut stream starts again from a range.
+   * @throws {LeaseError} `ERR_GRANTOR` (`bad_request`) for a bad resource or signal
+   */
+  observe(resource: string, options?: { signal?: AbortSignal }): Observation;
 }
 
 /** Options of {@link RedisHttpGrantor}. */
@@ -1324,6 +1334,15 @@ export class RedisHttpGrantor implements Grantor {
   renew(args: RenewArgs): Promise<RenewReply>;
   /** Deletes the key only if it still holds this grant; idempotent. */
   release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  /**
+   * Who holds `resource`, change by change, without holding it. Redis has no change feed over
+   * REST, so this **polls**: the key and its fence counter, read in one script, 100 ms after a
+   * change and backing off to 2 s apart while nothing changes (a grant and its end between two
+   * reads go unseen). The first value is the current state; `version` comes from the fence
+   * counter (`2 × counter`, `+ 1` once the key is gone), `expiresInMs` from the key's `PTTL`.
+   * @throws {LeaseError} `ERR_GRANTOR` (`bad_request`) for a bad resource or signal
+   */
+  observe(resource: string, options?: { signal?: AbortSignal }): Observation;
 }
 
 /** Options of {@link ConsulGrantor}. */
@@ -1376,6 +1395,16 @@ export class ConsulGrantor implements Grantor {
   renew(args: RenewArgs): Promise<RenewReply>;
   /** Unlocks the key only if this grant still holds it, then destroys its session; idempotent. */
   release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  /**
+   * Who holds `resource`, change by change, without holding it: blocking queries on its lock key
+   * (`?index=<X-Consul-Index>&wait=30s`). The first value is the current state. `token` is the
+   * key's `LockIndex` and `version` grows with it (`2 × LockIndex`, `+ 1` once unlocked);
+   * `expiresInMs` is null, Consul does not say what a session has left. An `X-Consul-Index` that
+   * goes backwards is not trusted: the watch reads the key afresh. In browsers, Consul must
+   * expose the `X-Consul-Index` header to CORS requests.
+   * @throws {LeaseError} `ERR_GRANTOR` (`bad_request`) for a bad resource or signal
+   */
+  observe(resource: string, options?: { signal?: AbortSignal }): Observation;
 }
 
 /** Options of {@link KubernetesLeaseGrantor}. */
@@ -1423,4 +1452,17 @@ export class KubernetesLeaseGrantor implements Grantor {
   renew(args: RenewArgs): Promise<RenewReply>;
   /** Clears `holderIdentity` by compare-and-swap only if this grant still holds it; idempotent. */
   release(args: ReleaseArgs): Promise<{ released: boolean }>;
+  /**
+   * Who holds the Lease named `resource`, change by change, without holding it: a list
+   * (`?fieldSelector=metadata.name=NAME`), then a watch (`?watch=1`) from its `resourceVersion`,
+   * renewed every 30 s; 410 Gone or a cut stream starts again from a fresh list. The first value
+   * is the current state. A Lease never expires by itself: its holder is reported gone once
+   * `leaseDurationSeconds` has passed on this process's clock since it last saw the Lease change
+   * (the rule `grant` uses). `token` is `leaseTransitions + 1` and `version` grows with it
+   * (`2 × token`, `+ 1` once released, expired or deleted), so holders come in token order; a
+   * holder that renews after this process judged it expired is not reported live again (a tenure
+   * holder never does: it stops at its own, earlier, expiry).
+   * @throws {LeaseError} `ERR_GRANTOR` (`bad_request`) for a bad name or signal
+   */
+  observe(resource: string, options?: { signal?: AbortSignal }): Observation;
 }

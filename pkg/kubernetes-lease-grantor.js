@@ -4,6 +4,7 @@
 
 import { KubernetesLeaseGrantorCore } from "./glue/tenure.js";
 import { construct, settled } from "./http-grantor.js";
+import { Observation } from "./observe.js";
 
 /**
  * A grantor on Kubernetes Lease objects (`coordination.k8s.io/v1`), one per resource, named after
@@ -67,5 +68,15 @@ export class KubernetesLeaseGrantor {
   /** Releases as client-go's `ReleaseOnCancel` does, if this grant still holds. */
   release(args) {
     return settled(this.#core.release(args));
+  }
+
+  /**
+   * Who holds the Lease named `resource`, change by change: a list, then a watch (`?watch=1`)
+   * from its resourceVersion, again every 30 s. A holder counts as gone once this process's
+   * observation says its lease ran out (no event says so; the watch ends then and the Lease is
+   * read afresh). The token is `leaseTransitions + 1`; `version` grows with it.
+   */
+  observe(resource, { signal } = {}) {
+    return new Observation(construct(() => this.#core.observe(resource, signal)));
   }
 }

@@ -4,6 +4,7 @@
 
 import { RedisHttpGrantorCore } from "./glue/tenure.js";
 import { construct, settled } from "./http-grantor.js";
+import { Observation } from "./observe.js";
 
 /**
  * A grantor keeping leases in Redis behind an Upstash-style REST endpoint (`POST` a JSON command
@@ -57,5 +58,14 @@ export class RedisHttpGrantor {
   /** `{released}`: deletes the grant's key only if it still holds this grant; idempotent. */
   release(args) {
     return settled(this.#core.release(args));
+  }
+
+  /**
+   * Who holds `resource`, change by change. Redis has no change feed over REST, so this polls:
+   * the key and its fence counter are read in one script, 100 ms after a change and backing off
+   * to 2 s while nothing changes. A grant and its end between two reads go unseen.
+   */
+  observe(resource, { signal } = {}) {
+    return new Observation(construct(() => this.#core.observe(resource, signal)));
   }
 }

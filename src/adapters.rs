@@ -29,6 +29,24 @@ pub mod etcd {
         }
     }
 
+    /// How long one watch stream of a key lasts before the observer ends it and starts the
+    /// next from the revision after the last one reported, in ms: a stream held open longer
+    /// only meets proxies' idle timeouts.
+    pub const WATCH_WINDOW_MS: u64 = 30_000;
+
+    /// The revision a watch resumes from after the state at revision `after` was reported: the
+    /// next one, so no change is missed or repeated.
+    pub fn watch_start(after: u64) -> u64 {
+        after.saturating_add(1)
+    }
+
+    /// Whether a watch result ends the watch as a failure: etcd cancelled it, or the revision it
+    /// started from was compacted away (`compact_revision` above 0). The observer then reads the
+    /// key afresh, at the store's current revision.
+    pub fn watch_lost(canceled: bool, compact_revision: i64) -> bool {
+        canceled || compact_revision > 0
+    }
+
     /// Whether the JSON text `text` holds a `null`. etcd's gateway never sends one: it leaves out
     /// a field at its default instead. The adapter reads an absent field as that default (an
     /// absent TTL is 0, a lease gone), so a `null` must not pass for absent: it is a reply from
@@ -203,6 +221,37 @@ pub mod consul {
         pub owner: Option<&'a str>,
     }
 
+    /// How long a blocking query on the lock key waits for a change, in seconds (`?wait=30s`):
+    /// under the 60 s idle timeout of common proxies.
+    pub const BLOCKING_WAIT_S: u64 = 30;
+
+    /// How long one blocking query may take, in ms: the wait, the up to `wait / 16` Consul adds
+    /// to it as jitter, and the request's own `timeout_ms`.
+    pub fn blocking_timeout_ms(timeout_ms: u64) -> u64 {
+        let wait_ms = BLOCKING_WAIT_S * 1000;
+        wait_ms + wait_ms / 16 + timeout_ms
+    }
+
+    /// The index the next blocking query waits from, after a reply with `X-Consul-Index`
+    /// `returned` to a query that waited from `previous` (0 for a plain read). `None` when the
+    /// index went backwards (a deleted and recreated key, a restored snapshot, a server that lost
+    /// its state): Consul's documentation says to reset to 0, so nothing of that reply is
+    /// trusted and the watch resynchronises from a plain read. An index of 0 (a Consul bug the
+    /// documentation warns of, which would make every query return at once) waits from 1.
+    pub fn next_index(previous: u64, returned: u64) -> Option<u64> {
+        (returned >= previous).then_some(returned.max(1))
+    }
+
+    /// The watch version of a key's state: from its `LockIndex`, the fencing token, as the
+    /// protocol numbers its states ([`watch_version`](crate::protocol::watch_version)): every
+    /// acquisition raises it and an unlock makes it odd. Not `X-Consul-Index`, which is only the
+    /// blocking query's cursor: it moves for writes that change no holder and may go backwards.
+    pub fn key_version(key: Option<Key<'_>>) -> u64 {
+        key.map_or(crate::protocol::watch_version(0, false), |key| {
+            crate::protocol::watch_version(key.lock_index, key.locked)
+        })
+    }
+
     /// Why `holder` cannot renew or release grant `token` given the key (`None`: no such key);
     /// `None` if it can.
     pub fn refusal(key: Option<Key<'_>>, holder: &str, token: u64) -> Option<RenewRefusal> {
@@ -227,6 +276,7 @@ pub mod consul {
 /// token.
 pub mod kubernetes {
     use super::{whole_seconds, RenewRefusal};
+    use crate::core::FailureKind;
 
     /// `leaseDurationSeconds` and `leaseTransitions` are int32.
     pub const MAX_INT32: u64 = (1 << 31) - 1;
@@ -241,6 +291,40 @@ pub mod kubernetes {
     /// starts at 0, so the first token is 1.
     pub fn token(transitions: u64) -> u64 {
         transitions + 1
+    }
+
+    /// How long one watch of a Lease lasts, in seconds (`timeoutSeconds`): the API server ends
+    /// it then, and the observer lists and watches again, which also re-judges the holder.
+    pub const WATCH_WINDOW_S: u64 = 30;
+
+    /// When an observer ends its watch, in ms from now: at the end of the window, or as soon as
+    /// the holder it last saw runs out by the observed-expiry rule (`expires_in_ms`), since a
+    /// Lease never expires by itself and no event would say so. Reading it afresh then yields
+    /// the holder gone, or, if it renewed meanwhile, a later expiry.
+    pub fn watch_end_ms(window_ms: u64, expires_in_ms: Option<u64>) -> u64 {
+        expires_in_ms.map_or(window_ms, |left| window_ms.min(left.saturating_add(1)))
+    }
+
+    /// The watch version of a Lease's state: from its token, `leaseTransitions + 1`, as the
+    /// protocol numbers its states ([`watch_version`](crate::protocol::watch_version)), so
+    /// holders are reported in token order: `2 × token` while held and live by the observed
+    /// expiry, `+ 1` once released, expired by observation, or deleted. `None`: no Lease (1).
+    /// The opaque `resourceVersion` plays no part: it may be compared only for equality.
+    pub fn lease_version(lease: Option<(u64, bool)>) -> u64 {
+        lease.map_or(
+            crate::protocol::watch_version(0, false),
+            |(transitions, live)| crate::protocol::watch_version(token(transitions), live),
+        )
+    }
+
+    /// The kind of failure a watch's HTTP status, or an `ERROR` event's `code`, stands for:
+    /// 410 Gone (the resourceVersion was compacted away) is retried from a fresh list, as a
+    /// server error; others by the status rule.
+    pub fn watch_failure(status: u16) -> FailureKind {
+        match status {
+            410 => FailureKind::Server,
+            other => FailureKind::for_status(other),
+        }
     }
 
     /// Why `holder` cannot renew or release grant `token` given the Lease (its holder identity
@@ -285,6 +369,33 @@ pub mod redis {
         (token <= MAX_TOKEN).then_some((token, holder))
     }
 
+    /// The longest wait between two reads of a key by `observe()` while nothing changes, in ms:
+    /// Redis has no change feed a REST endpoint can hold open, so an observer polls, 100 ms
+    /// after a change, backing off to this while the key stays the same.
+    pub const POLL_MAX_MS: u64 = 2_000;
+
+    /// What an observer makes of a key's `value` and its fence counter `fence` (both read in one
+    /// script; empty when absent): the watch version, numbered as the protocol numbers its states
+    /// ([`watch_version`](crate::protocol::watch_version)) from the counter, and the grant
+    /// (token, holder) if the key holds one. `None` when they cannot be told apart from a broken
+    /// store: a value that is no grant, a counter that is not a token, or a grant above its
+    /// counter.
+    pub fn watch_state<'a>(value: &'a str, fence: &str) -> Option<(u64, Option<(u64, &'a str)>)> {
+        let counter = match fence {
+            "" => 0,
+            digits => grant_value(&[digits, ":"].concat())?.0,
+        };
+        if value.is_empty() {
+            return Some((crate::protocol::watch_version(counter, false), None));
+        }
+        let (token, holder) = grant_value(value)?;
+        // The key's grant took the counter's value when it was made; a later grant replaced it.
+        (token == counter).then_some((
+            crate::protocol::watch_version(token, true),
+            Some((token, holder)),
+        ))
+    }
+
     /// The holder a value names that some other software may have written: after a
     /// `<digits>:` prefix if it has one, else the whole value.
     pub fn named_holder(value: &str) -> &str {
@@ -327,6 +438,15 @@ mod tests {
         ] {
             assert!(!etcd::has_null(text), "{text}");
         }
+    }
+
+    #[test]
+    fn an_etcd_watch_resumes_after_the_last_revision_and_is_lost_when_compacted() {
+        assert_eq!(etcd::watch_start(41), 42);
+        assert_eq!(etcd::watch_start(u64::MAX), u64::MAX);
+        assert!(!etcd::watch_lost(false, 0));
+        assert!(etcd::watch_lost(true, 0));
+        assert!(etcd::watch_lost(false, 17));
     }
 
     #[test]
@@ -438,6 +558,32 @@ mod tests {
     }
 
     #[test]
+    fn a_consul_watch_resynchronises_when_the_index_goes_backwards() {
+        use consul::{blocking_timeout_ms, key_version, next_index, Key};
+        assert_eq!(next_index(0, 120), Some(120));
+        assert_eq!(next_index(120, 120), Some(120), "a wait that ran out");
+        assert_eq!(next_index(120, 135), Some(135));
+        assert_eq!(next_index(135, 90), None, "backwards: resynchronise");
+        assert_eq!(next_index(0, 0), Some(1), "never 0, which would not block");
+        assert_eq!(blocking_timeout_ms(10_000), 30_000 + 1_875 + 10_000);
+        let key = |locked, lock_index| {
+            Some(Key {
+                locked,
+                lock_index,
+                owner: None,
+            })
+        };
+        let versions = [
+            key_version(None),
+            key_version(key(true, 1)),
+            key_version(key(false, 1)),
+            key_version(key(true, 2)),
+            key_version(key(false, 2)),
+        ];
+        assert_eq!(versions, [1, 2, 3, 4, 5]);
+    }
+
+    #[test]
     fn a_kubernetes_lease_refuses_whoever_does_not_hold_that_grant() {
         use kubernetes::{refusal, token};
         use RenewRefusal::{Expired, NotHolder, Unknown};
@@ -448,6 +594,25 @@ mod tests {
         assert_eq!(refusal(Some(("", 3)), "h", 4), Some(Expired));
         assert_eq!(refusal(Some(("x", 3)), "h", 4), Some(NotHolder));
         assert_eq!(refusal(Some(("h", 3)), "h", 4), None);
+    }
+
+    #[test]
+    fn a_kubernetes_watch_numbers_states_by_token_and_ends_at_the_observed_expiry() {
+        use kubernetes::{lease_version, watch_end_ms, watch_failure};
+        let versions = [
+            lease_version(None),
+            lease_version(Some((0, true))),
+            lease_version(Some((0, false))),
+            lease_version(Some((1, true))),
+            lease_version(Some((1, false))),
+        ];
+        assert_eq!(versions, [1, 2, 3, 4, 5]);
+        assert_eq!(watch_end_ms(30_000, None), 30_000);
+        assert_eq!(watch_end_ms(30_000, Some(1_200)), 1_201);
+        assert_eq!(watch_end_ms(30_000, Some(90_000)), 30_000);
+        assert_eq!(watch_failure(410), crate::core::FailureKind::Server);
+        assert_eq!(watch_failure(403), crate::core::FailureKind::BadRequest);
+        assert_eq!(watch_failure(503), crate::core::FailureKind::Server);
     }
 
     #[test]
@@ -471,6 +636,19 @@ mod tests {
             assert_eq!(grant_value(bad), None, "{bad}");
         }
         assert_eq!(named_holder("7:x"), "x");
+
+        use redis::watch_state;
+        assert_eq!(watch_state("", ""), Some((1, None)));
+        assert_eq!(watch_state("", "4"), Some((9, None)));
+        assert_eq!(watch_state("4:a", "4"), Some((8, Some((4, "a")))));
+        assert_eq!(
+            watch_state("4:a", "5"),
+            None,
+            "a grant the counter has passed"
+        );
+        assert_eq!(watch_state("5:a", "4"), None, "a grant above its counter");
+        assert_eq!(watch_state("held-by-some-lock", "4"), None);
+        assert_eq!(watch_state("", "04"), None);
         assert_eq!(named_holder("held-by-some-lock"), "held-by-some-lock");
         assert_eq!(named_holder("07:x"), "07:x");
     }

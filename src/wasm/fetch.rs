@@ -8,7 +8,9 @@
 //! UTF-8, and JSON that a grantor reads strictly has no object with a key twice
 //! ([`has_duplicate_keys`]). Transport failures are typed `ERR_GRANTOR` errors: `timed_out` when
 //! the request's own timeout ended it, `unreachable` otherwise; a reply over the cap or not UTF-8
-//! is a `malformed_reply`.
+//! is a `malformed_reply`. A reply that streams (a watch) is read line by line, each line within
+//! a per-message cap and UTF-8 checked, until the server ends it or the caller's window closes
+//! ([`Endpoint::stream_lines`]).
 //!
 //! The `fetch` called is the user's (option `fetch`) or the global one, looked up at each request
 //! so that a host replacing it later is heard. A user's `fetch` is user code: it is called with
@@ -533,14 +535,14 @@ impl Endpoint {
         }
     }
 
-    async fn exchange(
+    /// Sends the request; resolves the response with its status and headers, its body unread.
+    async fn send(
         &self,
         method: &str,
         path: &str,
         body: Option<&str>,
         signal: &AbortSignal,
-        max_bytes: usize,
-    ) -> Result<Reply, Failure> {
+    ) -> Result<(JsValue, u16, Headers), Failure> {
         let headers = Headers::new().map_err(Failure::Thrown)?;
         let json = "application/json";
         let put = |name: &str, value: &str| headers.set(name, value).map_err(Failure::Thrown);
@@ -599,12 +601,95 @@ impl Endpoint {
             return Err(not_a_response());
         }
         let headers: Headers = headers.unchecked_into();
+        Ok((response, status as u16, headers))
+    }
+
+    /// [`Self::send`], then the reply's body read whole within `max_bytes`.
+    async fn exchange(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+        signal: &AbortSignal,
+        max_bytes: usize,
+    ) -> Result<Reply, Failure> {
+        let (response, status, headers) = self.send(method, path, body, signal).await?;
         let text = read_limited(&response, &headers, max_bytes).await?;
         Ok(Reply {
-            status: status as u16,
+            status,
             headers,
             text,
         })
+    }
+
+    /// A request whose 2xx reply is a stream of JSON texts, one a line (a Kubernetes watch, the
+    /// etcd gateway's watch): `on_line` gets each line as it arrives, UTF-8 checked and within
+    /// `max_line` bytes (a longer one is a `malformed_reply`), blank lines skipped. It stops when
+    /// `signal` (the caller's) aborts, which is a failure, or when `end` aborts, which ends the
+    /// stream normally once its headers came (the caller's own window), and is `timed_out` before.
+    /// Resolves `None` once the stream ended (the server closed it, or `end`), or the reply when
+    /// it is not 2xx, its body read within `max_line` bytes. An `Err` from `on_line` stops
+    /// reading and is returned as it is.
+    pub async fn stream_lines(
+        &self,
+        (method, path, body): (&str, &str, Option<&str>),
+        signal: &JsValue,
+        end: &AbortSignal,
+        what: &str,
+        max_line: usize,
+        on_line: &mut dyn FnMut(&str) -> Result<(), JsValue>,
+    ) -> Result<Option<Reply>, JsValue> {
+        let Ok(caller) = caller_signal(signal) else {
+            let message = [what, ": signal is not an AbortSignal"].concat();
+            return Err(grantor_error("unreachable", &message, Detail::default()));
+        };
+        let combined = match &caller {
+            Some(caller) => AbortSignal::any(&Array::of2(caller, end)),
+            None => end.clone(),
+        };
+        let thrown = |error: JsValue, headers_came: bool| {
+            let by_end = end.aborted() && !caller.as_ref().is_some_and(AbortSignal::aborted);
+            if by_end && headers_came {
+                return None;
+            }
+            let kind = if by_end { "timed_out" } else { "unreachable" };
+            let message = [what, ": ", &describe(&error)].concat();
+            let detail = Detail {
+                cause: Some(&error),
+                ..Detail::default()
+            };
+            Some(grantor_error(kind, &message, detail))
+        };
+        let sent = self.send(method, path, body, &combined).await;
+        let (response, status, headers) = match sent {
+            Ok(sent) => sent,
+            Err(Failure::Refused(error)) => return Err(error),
+            Err(Failure::Thrown(error)) => {
+                return Err(thrown(error, false).unwrap_or(JsValue::UNDEFINED));
+            }
+        };
+        if !(200..300).contains(&status) {
+            let text = match read_limited(&response, &headers, max_line).await {
+                Ok(text) => text,
+                Err(Failure::Refused(error)) => return Err(error),
+                Err(Failure::Thrown(error)) => {
+                    return Err(thrown(error, false).unwrap_or(JsValue::UNDEFINED));
+                }
+            };
+            return Ok(Some(Reply {
+                status,
+                headers,
+                text,
+            }));
+        }
+        match read_lines(&response, max_line, on_line).await {
+            Ok(()) => Ok(None),
+            Err(Failure::Refused(error)) => Err(error),
+            Err(Failure::Thrown(error)) => match thrown(error, true) {
+                None => Ok(None),
+                Some(error) => Err(error),
+            },
+        }
     }
 }
 
@@ -663,31 +748,8 @@ async fn read_limited(
     };
     let reader = stream.get_reader_checked().map_err(Failure::Thrown)?;
     let mut bytes: Vec<u8> = Vec::new();
-    loop {
-        let read = reader.read_checked().map_err(Failure::Thrown)?;
-        let chunk = JsFuture::from(read).await.map_err(Failure::Thrown)?;
-        if !chunk.is_object() {
-            return Err(Failure::Thrown(
-                js_sys::TypeError::new("the body's reader gave no result").into(),
-            ));
-        }
-        let chunk: ReadableStreamReadResult = chunk.unchecked_into();
-        if chunk.get_done() == Some(true) {
-            break;
-        }
-        // Realm-independent: Firefox hands chunks that fail `instanceof Uint8Array` here.
-        let value = chunk.get_value();
-        let Some(value) =
-            js_sys::ArrayBuffer::is_view(&value).then(|| value.unchecked_into::<Uint8Array>())
-        else {
-            ignore(reader.cancel_reader());
-            return Err(Failure::Thrown(
-                js_sys::TypeError::new("the body is not bytes").into(),
-            ));
-        };
-        // Any view counts by its bytes, read once: a caller's own fetch may hand a view that is
-        // not a Uint8Array, whose `length` counts elements.
-        let length = value.byte_length();
+    while let Some(chunk) = next_chunk(&reader).await? {
+        let length = chunk.length();
         let Some(total) = bytes
             .len()
             .checked_add(length as usize)
@@ -700,14 +762,9 @@ async fn read_limited(
                 " bytes",
             ]));
         };
-        let own = Uint8Array::new_with_byte_offset_and_length(
-            &value.buffer(),
-            value.byte_offset(),
-            length,
-        );
         let start = bytes.len();
         bytes.resize(total, 0);
-        own.copy_to(&mut bytes[start..]);
+        chunk.copy_to(&mut bytes[start..]);
     }
     // As a fatal TextDecoder reads it: a leading byte-order mark is dropped.
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
@@ -720,6 +777,112 @@ async fn read_limited(
             Detail::default(),
         ))
     })
+}
+
+/// The next chunk of `reader`'s bytes, or `None` at the end of the stream.
+async fn next_chunk(reader: &BodyReader) -> Result<Option<Uint8Array>, Failure> {
+    let read = reader.read_checked().map_err(Failure::Thrown)?;
+    let chunk = JsFuture::from(read).await.map_err(Failure::Thrown)?;
+    if !chunk.is_object() {
+        return Err(Failure::Thrown(
+            js_sys::TypeError::new("the body's reader gave no result").into(),
+        ));
+    }
+    let chunk: ReadableStreamReadResult = chunk.unchecked_into();
+    if chunk.get_done() == Some(true) {
+        return Ok(None);
+    }
+    // Realm-independent: Firefox hands chunks that fail `instanceof Uint8Array` here.
+    let value = chunk.get_value();
+    if !js_sys::ArrayBuffer::is_view(&value) {
+        ignore(reader.cancel_reader());
+        return Err(Failure::Thrown(
+            js_sys::TypeError::new("the body is not bytes").into(),
+        ));
+    }
+    // Any view counts by its bytes, read once: a caller's own fetch may hand a view that is not
+    // a Uint8Array, whose `length` counts elements.
+    let value: Uint8Array = value.unchecked_into();
+    let own = Uint8Array::new_with_byte_offset_and_length(
+        &value.buffer(),
+        value.byte_offset(),
+        value.byte_length(),
+    );
+    Ok(Some(own))
+}
+
+/// Reads the body line by line (see [`Endpoint::stream_lines`]): each complete line, and what is
+/// left at the end, goes to `on_line`. The reader is cancelled when reading stops early.
+async fn read_lines(
+    response: &JsValue,
+    max_line: usize,
+    on_line: &mut dyn FnMut(&str) -> Result<(), JsValue>,
+) -> Result<(), Failure> {
+    let body = get(response, "body");
+    if body.is_null() || body.is_undefined() {
+        return Ok(());
+    }
+    let stream: Body = body.unchecked_into();
+    let reader = stream.get_reader_checked().map_err(Failure::Thrown)?;
+    let mut pending: Vec<u8> = Vec::new();
+    let outcome = async {
+        loop {
+            let chunk = next_chunk(&reader).await?;
+            let Some(chunk) = chunk else {
+                return take_line(&pending, max_line, on_line);
+            };
+            let start = pending.len();
+            pending.resize(start + chunk.length() as usize, 0);
+            chunk.copy_to(&mut pending[start..]);
+            let mut from = 0;
+            while let Some(at) = pending[from..].iter().position(|&b| b == b'\n') {
+                take_line(&pending[from..from + at], max_line, on_line)?;
+                from += at + 1;
+            }
+            pending.drain(..from);
+            if pending.len() > max_line {
+                return Err(Failure::Refused(line_too_long(max_line)));
+            }
+        }
+    }
+    .await;
+    if outcome.is_err() {
+        ignore(reader.cancel_reader());
+    }
+    outcome
+}
+
+fn line_too_long(max_line: usize) -> JsValue {
+    let message = [
+        "a streamed message exceeds ",
+        &decimal(max_line as u64),
+        " bytes",
+    ]
+    .concat();
+    grantor_error("malformed_reply", &message, Detail::default())
+}
+
+/// One line of a stream, to `on_line` unless blank; not UTF-8 or too long is `malformed_reply`.
+fn take_line(
+    line: &[u8],
+    max_line: usize,
+    on_line: &mut dyn FnMut(&str) -> Result<(), JsValue>,
+) -> Result<(), Failure> {
+    if line.len() > max_line {
+        return Err(Failure::Refused(line_too_long(max_line)));
+    }
+    let Ok(text) = core::str::from_utf8(line) else {
+        return Err(Failure::Refused(grantor_error(
+            "malformed_reply",
+            "a streamed message is not valid UTF-8",
+            Detail::default(),
+        )));
+    };
+    let text = text.trim_matches(|c: char| c == '\r' || c == ' ' || c == '\t');
+    if text.is_empty() {
+        return Ok(());
+    }
+    on_line(text).map_err(Failure::Refused)
 }
 
 #[cfg(test)]

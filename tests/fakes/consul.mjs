@@ -34,9 +34,14 @@
 //   none → 403 "Permission denied: anonymous token lacks permission ..."; an unknown token → 403
 //   "ACL not found". Errors are plain text, as Consul's are. Wrong methods → 405 with `Allow`.
 //
+// - Blocking queries on a KV key (agent/blocking_query.go): `GET /v1/kv/<key>?index=N&wait=D`
+//   with N > 0 waits until the key's index (its ModifyIndex, or the store's index when there is
+//   no key) passes N or the wait (a Go duration, default 5 min, at most 10 min) runs out, then
+//   answers as a plain GET. `dropBlocking()` cuts every waiting query's connection.
+//
 // For tests of hostile servers, `intercept` answers chosen requests with any reply instead.
 //
-// Not reproduced: blocking queries (`?index`, `?wait`), `?recurse`, `?keys`, `?raw`, `/v1/txn`,
+// Not reproduced: the jitter Consul adds to a blocking query's wait, `?recurse`, `?keys`, `?raw`, `/v1/txn`,
 // datacenters, namespaces and partitions, health checks other than "always passing", real ACL
 // policies (a token is all or nothing), leader elections (which reset TTL timers), the value size
 // limit, and `?stale` reads.
@@ -215,6 +220,7 @@ export async function startConsulFake({ token, ttlMultiplier = 2 } = {}) {
       }
       if (delayMs > 0) lockDelays.set(entry.Key, performance.now() + delayMs);
     }
+    wakeBlocked();
   };
 
   const checkAcl = (req, permission, resource) => {
@@ -442,6 +448,46 @@ export async function startConsulFake({ token, ttlMultiplier = 2 } = {}) {
     throw new HttpError(404, "Invalid URL path: not a recognized HTTP API endpoint\n");
   };
 
+  // Blocking queries waiting for a change: each is woken after every write.
+  const blocked = new Set();
+  const wakeBlocked = () => {
+    for (const wake of [...blocked]) wake();
+  };
+  /** Answers `answerNow()` once the key's index passes the query's, or its wait runs out. */
+  const blockOr = (req, res, url, path, answerNow) => {
+    const query = url.searchParams;
+    const wanted = Number(query.get("index") ?? 0);
+    if (req.method !== "GET" || !path.startsWith("/v1/kv/") || !(wanted > 0)) return answerNow();
+    const key = path.slice("/v1/kv/".length);
+    const current = () => kv.get(key)?.ModifyIndex ?? index;
+    if (current() > wanted) return answerNow();
+    let waitMs = 5 * 60_000;
+    try {
+      if (query.has("wait")) waitMs = Math.min(parseGoDuration(query.get("wait")) / NS_PER_MS, 10 * 60_000);
+    } catch {
+      // Consul answers a bad wait as no wait at all
+    }
+    const finish = () => {
+      blocked.delete(wake);
+      clearTimeout(timer);
+      if (!res.destroyed) answerNow();
+    };
+    const wake = () => {
+      if (current() > wanted) finish();
+    };
+    const timer = setTimeout(finish, waitMs);
+    wake.drop = () => {
+      blocked.delete(wake);
+      clearTimeout(timer);
+      res.destroy();
+    };
+    res.on("close", () => {
+      blocked.delete(wake);
+      clearTimeout(timer);
+    });
+    blocked.add(wake);
+  };
+
   const server = createServer((req, res) => {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
@@ -456,10 +502,15 @@ export async function startConsulFake({ token, ttlMultiplier = 2 } = {}) {
       const body = Buffer.concat(chunks).toString("utf8");
       const record = { method: req.method, path, query: url.search, headers: { ...req.headers }, body };
       requests.push(record);
-      if (handle.intercept !== undefined) {
-        interceptOr(handle.intercept, record, res, () => answer(req, res, url, path, body));
-      } else {
+      const answerNow = () => {
         answer(req, res, url, path, body);
+        if (req.method !== "GET") wakeBlocked();
+      };
+      const respond = () => blockOr(req, res, url, path, answerNow);
+      if (handle.intercept !== undefined) {
+        interceptOr(handle.intercept, record, res, respond);
+      } else {
+        respond();
       }
     });
   });
@@ -496,6 +547,12 @@ export async function startConsulFake({ token, ttlMultiplier = 2 } = {}) {
     entry: (key) => (kv.has(key) ? entryJson(kv.get(key)) : undefined),
     /** Ends a session now, as its TTL timer (or a failed health check) would. */
     invalidateSession: destroySession,
+    /** Cuts the connection of every blocking query waiting for a change. */
+    dropBlocking: () => {
+      for (const wake of [...blocked]) wake.drop();
+    },
+    /** How many blocking queries are waiting. */
+    blockedCount: () => blocked.size,
     /** Makes later renewals switch each session to this TTL string. */
     setRenewTtl: (ttl) => {
       nextRenewTtl = ttl;

@@ -27,9 +27,17 @@
 //   as by default). An unknown path → 404 "the server could not find the requested resource";
 //   a wrong method → 405 `MethodNotAllowed`; a non-JSON body type → 415.
 //
+// - List with `fieldSelector=metadata.name=NAME` (the only selector), and watch:
+//   `GET .../leases?watch=1&resourceVersion=RV&fieldSelector=...&timeoutSeconds=N` answers 200
+//   with newline-delimited `{"type", "object"}` events (ADDED, MODIFIED, DELETED) after RV, then
+//   each new one as it happens, until `timeoutSeconds` (default 30 min) runs out. An RV older
+//   than the history kept (`compact()` forgets it) gets one `ERROR` event with a 410 `Expired`
+//   Status ("too old resource version"), as the watch cache answers; `allowWatchBookmarks` is
+//   accepted and no bookmark is sent. `dropWatches()` cuts every watch's connection.
+//
 // For tests of hostile servers, `intercept` answers chosen requests with any reply instead.
 //
-// Not reproduced: managedFields and server-side apply, PATCH, watch and list options, DELETE
+// Not reproduced: managedFields and server-side apply, PATCH, other list options, DELETE
 // collection, RBAC beyond "this token may do everything", admission, finalizers, the
 // coordinated-leader-election fields' validation (strategy, preferredHolder), and
 // protobuf or YAML encodings.
@@ -180,6 +188,15 @@ function stringMap(value, field) {
   return { ...value };
 }
 
+/** The name a list's `fieldSelector` asks for (`metadata.name=NAME`), or undefined for all. */
+function selectedName(url) {
+  const selector = url.searchParams.get("fieldSelector");
+  if (selector === null) return undefined;
+  const match = /^metadata\.name==?(.*)$/.exec(selector);
+  if (match === null) throw badRequest(`unable to parse requirement: ${selector}`);
+  return match[1];
+}
+
 /**
  * Starts the fake API server. Options: `token` (the bearer token every request must carry; none =
  * no authentication). Resolves `{url, close(), lease(namespace, name), intercept, requests}`.
@@ -188,6 +205,21 @@ export async function startKubernetesFake({ token } = {}) {
   let revision = 1000;
   const leases = new Map(); // "ns/name" -> stored object
   const requests = [];
+  // Every write as a watch event, oldest first, from `compactedAt` on.
+  const history = [];
+  let compactedAt = revision;
+  const watches = new Set(); // {namespace, name, res}
+
+  const emit = (type, namespace, object) => {
+    const event = { type, namespace, rv: revision, object: structuredClone(object) };
+    history.push(event);
+    for (const watch of watches) sendEvent(watch, event);
+  };
+  const sendEvent = (watch, event) => {
+    if (event.namespace !== watch.namespace) return;
+    if (watch.name !== undefined && event.object.metadata.name !== watch.name) return;
+    watch.res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+  };
 
   const authenticate = (req, verb, namespace, name) => {
     if (token === undefined) return;
@@ -266,6 +298,7 @@ export async function startKubernetesFake({ token } = {}) {
     if (decoded.metadata.annotations !== undefined) metadata.annotations = decoded.metadata.annotations;
     const object = { kind: "Lease", apiVersion: `${GROUP}/v1`, metadata, spec: decoded.spec };
     leases.set(`${namespace}/${name}`, object);
+    emit(previous === undefined ? "ADDED" : "MODIFIED", namespace, object);
     return object;
   };
 
@@ -299,8 +332,15 @@ export async function startKubernetesFake({ token } = {}) {
     }[req.method];
     authenticate(req, verb, namespace, name);
 
+    const selected = selectedName(url);
+    if (req.method === "GET" && name === undefined && ["1", "true"].includes(url.searchParams.get("watch"))) {
+      return [200, { watch: { namespace, name: selected, from: url.searchParams.get("resourceVersion") } }];
+    }
     if (req.method === "GET" && name === undefined) {
-      const items = [...leases.entries()].filter(([k]) => k.startsWith(`${namespace}/`)).map(([, v]) => v);
+      const items = [...leases.entries()]
+        .filter(([k]) => k.startsWith(`${namespace}/`))
+        .map(([, v]) => v)
+        .filter((v) => selected === undefined || v.metadata.name === selected);
       return [
         200,
         {
@@ -403,6 +443,7 @@ export async function startKubernetesFake({ token } = {}) {
     }
     revision += 1;
     leases.delete(key);
+    emit("DELETED", namespace, { ...existing, metadata: { ...existing.metadata, resourceVersion: String(revision) } });
     return [
       200,
       {
@@ -415,12 +456,33 @@ export async function startKubernetesFake({ token } = {}) {
     ];
   };
 
+  /** Starts a watch: past events after `from`, then new ones, until `timeoutSeconds`. */
+  const startWatch = (req, res, { namespace, name, from }) => {
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    const watch = { namespace, name, res };
+    const since = from === null || from === "" || from === "0" ? revision : Number(from);
+    if (!(since >= compactedAt)) {
+      const status = new ApiError(410, "Expired", `too old resource version: ${from} (${compactedAt})`).body;
+      res.end(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+      return;
+    }
+    for (const event of history) if (event.rv > since) sendEvent(watch, event);
+    const seconds = Number(new URL(req.url, "http://fake").searchParams.get("timeoutSeconds") ?? 1800);
+    const timer = setTimeout(() => res.end(), seconds * 1000);
+    watches.add(watch);
+    res.on("close", () => {
+      clearTimeout(timer);
+      watches.delete(watch);
+    });
+  };
+
   const answer = (req, res, text) => {
     const warnings = [];
     let status;
     let body;
     try {
       [status, body] = route(req, text, warnings);
+      if (body?.watch !== undefined) return startWatch(req, res, body.watch);
     } catch (error) {
       // Anything but an ApiError is a bug in the fake: answer it as an internal error.
       const apiError = error instanceof ApiError ? error : new ApiError(500, "InternalError", error.message);
@@ -463,6 +525,17 @@ export async function startKubernetesFake({ token } = {}) {
       const lease = leases.get(`${namespace}/${name}`);
       return lease === undefined ? undefined : structuredClone(lease);
     },
+    /** Forgets the watch history: a watch from an older resourceVersion gets 410. */
+    compact: () => {
+      history.length = 0;
+      compactedAt = revision;
+    },
+    /** Cuts the connection of every watch. */
+    dropWatches: () => {
+      for (const watch of [...watches]) watch.res.destroy();
+    },
+    /** How many watches are open. */
+    watchCount: () => watches.size,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

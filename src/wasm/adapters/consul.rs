@@ -7,28 +7,35 @@
 //! answer depends on: the key records which holder (and which attempt) locked it, so any instance
 //! of the adapter can renew or release a grant another one made.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use js_sys::{Array, Promise};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
 
 use super::{
     attempt_key, check_duration_ms, check_holder, check_request_id, check_token,
     checked_credential, endpoint, Recent, MAX_REPLY_BYTES,
 };
-use crate::adapters::consul::{refusal, session_ttl_s, Key, MAX_LOCK_DELAY_MS};
+use crate::adapters::consul::{
+    blocking_timeout_ms, key_version, next_index, refusal, session_ttl_s, Key, BLOCKING_WAIT_S,
+    MAX_LOCK_DELAY_MS,
+};
+use crate::core::{HolderView, Micros, WatchConfig};
 use crate::protocol::{
     ErrorCode, GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_REQUEST_DURATION_MS,
     MAX_RESOURCE_LEN,
 };
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
-    bad_argument, clipped, config_error, decimal, json_text, malformed, promise, reply_value,
-    status_failure, strict_json, text_of, Endpoint, Reply,
+    bad_argument, clipped, config_error, decimal, grantor_error, json_text, malformed, promise,
+    reply_value, status_failure, strict_json, text_of, Detail, Endpoint, Reply,
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
+use crate::wasm::watch::{Feed, Fetching, ObservationCore, Sink};
 
 /// Who locked a key, as this adapter records it in the key's value.
 #[derive(Serialize)]
@@ -246,6 +253,48 @@ fn parsed(what: &str, reply: &Reply) -> Result<JsValue, JsValue> {
     strict_json(&reply.text).ok_or_else(|| malformed(what, "reply is not JSON", Some(reply.status)))
 }
 
+/// The key's state from a reply to `GET /v1/kv/<key>`: `None` when there is no key (404).
+fn entry_of(key: &str, what: &str, reply: &Reply) -> Result<Option<Entry>, JsValue> {
+    if reply.status == 404 {
+        return Ok(None);
+    }
+    if reply.status != 200 {
+        return Err(failure(what, reply));
+    }
+    let status = Some(reply.status);
+    let entries = parsed(what, reply)?;
+    let bad = |problem: &str| malformed(what, problem, status);
+    if !Array::is_array(&entries) || Array::from(&entries).length() != 1 {
+        return Err(bad("expected a list of exactly one entry"));
+    }
+    let entry: KvEntry = from_js(&Array::from(&entries).get(0))
+        .map_err(|_| bad("the entry does not have the fields of a KV entry"))?;
+    if entry.key.as_deref() != Some(key) {
+        return Err(bad("the entry is not the key asked for"));
+    }
+    let (Some(lock_index), Some(_), Some(_)) =
+        (entry.lock_index, entry.modify_index, entry.create_index)
+    else {
+        return Err(bad(
+            "LockIndex, ModifyIndex and CreateIndex must be non-negative safe integers",
+        ));
+    };
+    let session = entry.session.filter(|s| !s.is_empty());
+    if let Some(session) = &session {
+        if !is_session_id(session) {
+            return Err(bad("Session must be a session id"));
+        }
+        if lock_index < 1 {
+            return Err(bad("a locked key must have a LockIndex of 1 or more"));
+        }
+    }
+    Ok(Some(Entry {
+        session,
+        lock_index,
+        value: entry.value,
+    }))
+}
+
 impl Inner {
     /// The KV key that locks `resource`.
     fn key_of(&self, resource: &JsValue) -> Result<String, JsValue> {
@@ -280,44 +329,7 @@ impl Inner {
         let what = ["GET /v1/kv/", key].concat();
         let path = ["/v1/kv/", key, "?consistent"].concat();
         let reply = self.request("GET", &path, None, signal).await?;
-        if reply.status == 404 {
-            return Ok(None);
-        }
-        if reply.status != 200 {
-            return Err(failure(&what, &reply));
-        }
-        let status = Some(reply.status);
-        let entries = parsed(&what, &reply)?;
-        let bad = |problem: &str| malformed(&what, problem, status);
-        if !Array::is_array(&entries) || Array::from(&entries).length() != 1 {
-            return Err(bad("expected a list of exactly one entry"));
-        }
-        let entry: KvEntry = from_js(&Array::from(&entries).get(0))
-            .map_err(|_| bad("the entry does not have the fields of a KV entry"))?;
-        if entry.key.as_deref() != Some(key) {
-            return Err(bad("the entry is not the key asked for"));
-        }
-        let (Some(lock_index), Some(_), Some(_)) =
-            (entry.lock_index, entry.modify_index, entry.create_index)
-        else {
-            return Err(bad(
-                "LockIndex, ModifyIndex and CreateIndex must be non-negative safe integers",
-            ));
-        };
-        let session = entry.session.filter(|s| !s.is_empty());
-        if let Some(session) = &session {
-            if !is_session_id(session) {
-                return Err(bad("Session must be a session id"));
-            }
-            if lock_index < 1 {
-                return Err(bad("a locked key must have a LockIndex of 1 or more"));
-            }
-        }
-        Ok(Some(Entry {
-            session,
-            lock_index,
-            value: entry.value,
-        }))
+        entry_of(key, &what, &reply)
     }
 
     /// `PUT /v1/session/create`: a TTL session tied to no health check; its id.
@@ -595,6 +607,17 @@ impl ConsulGrantorCore {
         let inner = Rc::clone(&self.inner);
         promise(async move { release(&inner, &args).await })
     }
+
+    /// Who holds `resource`, change by change: blocking queries on its lock key.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(&self, resource: JsValue, signal: JsValue) -> Result<ObservationCore, JsValue> {
+        let feed = KeyFeed {
+            key: self.inner.key_of(&resource)?,
+            inner: Rc::clone(&self.inner),
+            index: Rc::default(),
+        };
+        ObservationCore::start(Rc::new(feed), &signal)
+    }
 }
 
 async fn grant(inner: &Rc<Inner>, args: &JsValue) -> Result<JsValue, JsValue> {
@@ -738,6 +761,115 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         .await?;
     inner.destroy(&session, &signal).await?;
     reply_value(&ReleaseReply { released })
+}
+
+// observe(): blocking queries on the lock key.
+
+/// The lock key's change feed: `GET /v1/kv/<key>?index=<X-Consul-Index>&wait=30s`, a blocking
+/// query Consul holds open until the key changes or the wait runs out. A snapshot is a plain
+/// consistent read. The version is the key's, from its `LockIndex` ([`key_version`]); the index is
+/// only where the next query waits from ([`next_index`]).
+struct KeyFeed {
+    inner: Rc<Inner>,
+    key: String,
+    /// The `X-Consul-Index` of the last reply this feed trusted: the next blocking query waits
+    /// for a change past it.
+    index: Rc<Cell<u64>>,
+}
+
+impl KeyFeed {
+    fn timeout_ms(&self) -> u64 {
+        blocking_timeout_ms(self.inner.endpoint.timeout_ms().ceil() as u64)
+    }
+}
+
+/// A key's state as an observer sees it: the holder the key's value names (or, for a lock this
+/// adapter did not take, the session's id), with the `LockIndex` as its token. Consul does not
+/// say how long a session has left, so `expiresInMs` is unknown.
+fn key_view(entry: Option<&Entry>) -> HolderView {
+    let owner = entry.and_then(|e| owner_of(e.value.as_deref()));
+    let key = entry.map(|e| Key {
+        locked: e.session.is_some(),
+        lock_index: e.lock_index,
+        owner: owner.as_ref().map(|o| o.holder.as_str()),
+    });
+    let held = entry.and_then(|e| e.session.as_ref().map(|s| (e.lock_index, s)));
+    HolderView {
+        version: key_version(key),
+        holder: held.map(|(_, session)| owner.map_or_else(|| session.clone(), |o| o.holder)),
+        token: held.map(|(token, _)| token),
+        expires_in_ms: None,
+        handed_to: None,
+    }
+}
+
+impl Feed for KeyFeed {
+    fn config(&self) -> WatchConfig {
+        // The request's own timeout ends a silent query first; the watcher's deadline is the
+        // backstop for a `fetch` that ignores its signal.
+        WatchConfig::changes(Micros::from_ms(self.timeout_ms() + 1_000))
+    }
+
+    fn fetch(&self, after: Option<u64>, signal: AbortSignal, sink: Sink) -> Fetching {
+        let inner = Rc::clone(&self.inner);
+        let key = self.key.clone();
+        let cursor = Rc::clone(&self.index);
+        let timeout_ms = self.timeout_ms() as f64;
+        // A snapshot (after a failure, or the first fetch) forgets the index: a plain read.
+        let previous = if after.is_some() { cursor.get() } else { 0 };
+        Box::pin(async move {
+            let what = ["GET /v1/kv/", &key].concat();
+            let path = if previous == 0 {
+                ["/v1/kv/", &key, "?consistent"].concat()
+            } else {
+                let wait = decimal(BLOCKING_WAIT_S);
+                let index = decimal(previous);
+                ["/v1/kv/", &key, "?index=", &index, "&wait=", &wait, "s"].concat()
+            };
+            let signal: JsValue = signal.into();
+            let reply = inner
+                .endpoint
+                .request_within(
+                    ("GET", &path, None),
+                    &signal,
+                    MAX_REPLY_BYTES,
+                    &what,
+                    timeout_ms,
+                )
+                .await?;
+            let entry = entry_of(&key, &what, &reply)?;
+            let returned = reply.headers.get("x-consul-index").ok().flatten();
+            let Some(returned) = returned.as_deref().and_then(index_value) else {
+                let problem = "X-Consul-Index must be a whole number";
+                return Err(malformed(&what, problem, Some(reply.status)));
+            };
+            let Some(next) = next_index(previous, returned) else {
+                cursor.set(0);
+                let message = [
+                    &what,
+                    ": X-Consul-Index went backwards; reading the key afresh",
+                ];
+                let detail = Detail {
+                    status: Some(reply.status),
+                    ..Detail::default()
+                };
+                return Err(grantor_error("server_error", &message.concat(), detail));
+            };
+            cursor.set(next);
+            sink(key_view(entry.as_ref()));
+            Ok(())
+        })
+    }
+}
+
+/// A header of decimal digits as a number within JavaScript's safe integers.
+fn index_value(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() || text.len() > 16 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n = text.bytes().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    (n <= crate::protocol::MAX_TOKEN).then_some(n)
 }
 
 #[cfg(test)]

@@ -23,25 +23,29 @@ use std::rc::Rc;
 use js_sys::Promise;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
 
 use super::{
     check_duration_ms, check_text_name, check_token, endpoints, join, key_prefix, token_option,
 };
 use super::{Recent, MAX_REPLY_BYTES};
-use crate::adapters::etcd::{denial_wait_ms, has_null, MAX_TTL_SECONDS};
+use crate::adapters::etcd::{
+    denial_wait_ms, has_null, watch_lost, watch_start, MAX_TTL_SECONDS, WATCH_WINDOW_MS,
+};
 use crate::adapters::failover::{Effect, Failover};
 use crate::adapters::whole_seconds;
-use crate::core::FailureKind;
+use crate::core::{FailureKind, HolderView, Micros, WatchConfig};
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token, MAX_TOKEN};
 use crate::wasm::bounded::BoundedMap;
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
-    caller_signal, decimal, is_plain_object, json_text, lenient_json, malformed, pair_key, promise,
-    reply_value, status_failure, strict_json, text_of, Endpoint, Reply,
+    caller_signal, decimal, grantor_error, is_plain_object, json_text, lenient_json, malformed,
+    pair_key, promise, reply_value, status_failure, strict_json, text_of, Detail, Endpoint, Reply,
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::reply::failure_from_error;
 use crate::wasm::value::from_js;
+use crate::wasm::watch::{Feed, Fetching, ObservationCore, Sink};
 
 /// Lease IDs remembered for renewals; beyond this the oldest are forgotten and looked up again.
 const MAX_TRACKED: usize = 1024;
@@ -934,6 +938,267 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         let _ = inner.revoke(&lease, &signal).await;
     }
     reply_value(&ReleaseReply { released })
+}
+
+// observe(): the watch API. Kept apart from the rest of this file: only `observe` below and
+// its feed.
+
+/// The string field `field` of `object`: `None` when etcd omitted it, a `malformed_reply` when
+/// it is anything but a string.
+fn string_field(what: &str, object: &JsValue, field: &str) -> Result<Option<String>, JsValue> {
+    match get(object, field) {
+        value if value.is_undefined() => Ok(None),
+        value => value
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| malformed(what, &[field, " is not a string"].concat(), None)),
+    }
+}
+
+/// A key as a watch or a range sends it: its key (base64), and the state it stands for at
+/// revision `version` ([`kv_view`]).
+fn watched_kv(what: &str, kv: &JsValue, key: &str, version: u64) -> Result<HolderView, JsValue> {
+    if !is_plain_object(kv) || string_field(what, kv, "key")?.as_deref() != Some(key) {
+        return Err(malformed(what, "an entry is about another key", None));
+    }
+    let holder = text_field(what, "value", string_field(what, kv, "value")?.as_deref())?;
+    let token = revision(what, string_field(what, kv, "create_revision")?.as_deref())?;
+    Ok(HolderView {
+        version,
+        holder: Some(holder),
+        token: Some(token),
+        expires_in_ms: None,
+        handed_to: None,
+    })
+}
+
+/// The state where nobody holds the key, at revision `version`.
+fn free_view(version: u64) -> HolderView {
+    HolderView {
+        version,
+        holder: None,
+        token: None,
+        expires_in_ms: None,
+        handed_to: None,
+    }
+}
+
+/// The elements of the list field `field` of `object`, none when etcd omitted it.
+fn list_field(what: &str, object: &JsValue, field: &str) -> Result<js_sys::Array, JsValue> {
+    match get(object, field) {
+        value if value.is_undefined() => Ok(js_sys::Array::new()),
+        value if js_sys::Array::is_array(&value) => Ok(value.unchecked_into()),
+        _ => Err(malformed(what, &[field, " is not a list"].concat(), None)),
+    }
+}
+
+/// `POST /v3/watch`'s request: watch one key from a revision.
+#[derive(Serialize)]
+struct WatchRequest<'a> {
+    create_request: WatchCreate<'a>,
+}
+
+#[derive(Serialize)]
+struct WatchCreate<'a> {
+    key: &'a str,
+    start_revision: String,
+}
+
+/// The resource's key watched: a fetch after a version streams `/v3/watch` from the next
+/// revision ([`watch_start`]) for a window; a snapshot is a `/v3/kv/range`, at the header's
+/// revision. Versions are etcd's revisions: a key's `mod_revision` (a put, or its deletion by a
+/// release or the lease's expiry), which only grows across the cluster.
+struct KeyWatch {
+    inner: Rc<Inner>,
+    /// The key, in base64.
+    key: String,
+}
+
+/// A revision an observer orders by: a positive safe integer.
+fn watch_revision(what: &str, field: &str, value: Option<&str>) -> Result<u64, JsValue> {
+    let number = int64(what, field, value, None)?;
+    u64::try_from(number)
+        .ok()
+        .filter(|n| (1..=MAX_TOKEN).contains(n))
+        .ok_or_else(|| {
+            malformed(
+                what,
+                &[field, " is not a revision in 1..2^53-1"].concat(),
+                None,
+            )
+        })
+}
+
+impl KeyWatch {
+    /// The current state: `/v3/kv/range` of the key, versioned by the header's revision.
+    async fn snapshot(inner: &Inner, key: &str, signal: &JsValue) -> Result<HolderView, JsValue> {
+        let what = "observe";
+        let failed = |reply: &Reply| (!reply.ok()).then(|| failure(what, reply));
+        let text = json_text(&RangeRequest { key })?;
+        let reply = inner
+            .send("/v3/kv/range", &text, signal, Effect::Repeatable, &failed)
+            .await?;
+        let value = parsed(what, &reply.text, reply.status)?;
+        let header = string_field(what, &get(&value, "header"), "revision")?;
+        let version = watch_revision(what, "header.revision", header.as_deref())?;
+        let kvs = list_field(what, &value, "kvs")?;
+        match kvs.length() {
+            0 => Ok(free_view(version)),
+            1 => watched_kv(what, &kvs.get(0), key, version),
+            _ => Err(malformed(
+                what,
+                "the range returned more than one key",
+                None,
+            )),
+        }
+    }
+
+    /// Streams the key's events from revision `start` until the window ends.
+    async fn stream(
+        inner: &Inner,
+        key: &str,
+        start: u64,
+        signal: &JsValue,
+        sink: &Sink,
+    ) -> Result<(), JsValue> {
+        let what = "observe";
+        let body = WatchRequest {
+            create_request: WatchCreate {
+                key,
+                start_revision: decimal(start),
+            },
+        };
+        let text = json_text(&body)?;
+        let end = AbortSignal::timeout_with_f64(WATCH_WINDOW_MS as f64);
+        let mut on_line = |line: &str| -> Result<(), JsValue> {
+            let bad = |problem: &str| malformed(what, problem, None);
+            let value = strict_json(line)
+                .filter(|_| !has_null(line))
+                .ok_or_else(|| bad("a watch message is not JSON of etcd's shape"))?;
+            let error = get(&value, "error");
+            if !error.is_undefined() {
+                let message = get(&error, "message").as_string();
+                let message = [
+                    what,
+                    ": the watch failed: ",
+                    message.as_deref().unwrap_or(""),
+                ];
+                return Err(grantor_error(
+                    "server_error",
+                    &message.concat(),
+                    Detail::default(),
+                ));
+            }
+            let result = get(&value, "result");
+            if !is_plain_object(&result) {
+                return Err(bad("a watch message has no result"));
+            }
+            let canceled = match get(&result, "canceled") {
+                flag if flag.is_undefined() => false,
+                flag => flag
+                    .as_bool()
+                    .ok_or_else(|| bad("canceled is not a boolean"))?,
+            };
+            let compacted = string_field(what, &result, "compact_revision")?;
+            let compacted = int64(what, "compact_revision", compacted.as_deref(), Some(0))?;
+            if watch_lost(canceled, compacted) {
+                let message = [what, ": the watch was cancelled or its revision compacted"];
+                return Err(grantor_error(
+                    "server_error",
+                    &message.concat(),
+                    Detail::default(),
+                ));
+            }
+            for event in list_field(what, &result, "events")?.iter() {
+                let kv = get(&event, "kv");
+                let version = string_field(what, &kv, "mod_revision")?;
+                let version = watch_revision(what, "mod_revision", version.as_deref())?;
+                let view = match string_field(what, &event, "type")?.as_deref() {
+                    None | Some("PUT") => watched_kv(what, &kv, key, version)?,
+                    Some("DELETE") if string_field(what, &kv, "key")?.as_deref() == Some(key) => {
+                        free_view(version)
+                    }
+                    Some("DELETE") => return Err(bad("an event is about another key")),
+                    Some(_) => return Err(bad("an event of an unknown type")),
+                };
+                sink(view);
+            }
+            Ok(())
+        };
+        let call = ("POST", "/v3/watch", Some(text.as_str()));
+        // A stream goes to the member the failover rules pick, like any request; one that fails
+        // there is tried after the others next time (the watcher resumes from a snapshot).
+        let order = inner.failover.borrow().order(now_ms());
+        let Some((index, member)) = order
+            .into_iter()
+            .find_map(|index| Some((index, inner.members.get(index)?)))
+        else {
+            return Err(malformed(what, "no member to watch", None));
+        };
+        let streamed = member
+            .stream_lines(call, signal, &end, what, MAX_REPLY_BYTES, &mut on_line)
+            .await;
+        let outcome = match streamed {
+            Ok(Some(reply)) => Err(failure(what, &reply)),
+            Ok(None) => Ok(()),
+            Err(error) => Err(error),
+        };
+        match &outcome {
+            Ok(()) => inner.failover.borrow_mut().answered(index),
+            Err(error) => {
+                let kind = failure_from_error(error).kind;
+                let gave_up = caller_signal(signal)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|signal| signal.aborted());
+                let mut failover = inner.failover.borrow_mut();
+                failover.failed(index, kind, Effect::Repeatable, gave_up, now_ms());
+            }
+        }
+        outcome
+    }
+}
+
+impl Feed for KeyWatch {
+    fn config(&self) -> WatchConfig {
+        // The window ends the stream; the watcher's deadline is the backstop a request timeout
+        // and a second later.
+        let timeout_ms = self.inner.members.first().map_or(0.0, Endpoint::timeout_ms);
+        let deadline = WATCH_WINDOW_MS as f64 + timeout_ms + 1_000.0;
+        WatchConfig::changes(Micros::from_ms_f64(deadline))
+    }
+
+    fn fetch(&self, after: Option<u64>, signal: AbortSignal, sink: Sink) -> Fetching {
+        let inner = Rc::clone(&self.inner);
+        let key = self.key.clone();
+        Box::pin(async move {
+            let signal: JsValue = signal.into();
+            match after {
+                None => {
+                    let view = KeyWatch::snapshot(&inner, &key, &signal).await?;
+                    sink(view);
+                    Ok(())
+                }
+                Some(after) => {
+                    KeyWatch::stream(&inner, &key, watch_start(after), &signal, &sink).await
+                }
+            }
+        })
+    }
+}
+
+#[wasm_bindgen]
+impl EtcdGrantorCore {
+    /// Who holds `resource`, change by change: a range, then `/v3/watch` streams of its key.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(&self, resource: JsValue, signal: JsValue) -> Result<ObservationCore, JsValue> {
+        let resource = check_text_name("resource", &resource)?;
+        let feed = KeyWatch {
+            key: to_base64(&[self.inner.prefix.as_str(), &resource].concat()),
+            inner: Rc::clone(&self.inner),
+        };
+        ObservationCore::start(Rc::new(feed), &signal)
+    }
 }
 
 #[cfg(test)]

@@ -11,15 +11,21 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use gloo_timers::callback::Timeout;
 use js_sys::{Object, Promise, Reflect};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
+use web_sys::{AbortController, AbortSignal};
 
 use super::{
     attempt_key, check_duration_ms, check_holder, check_request_id, check_token,
     checked_credential, endpoint, Recent,
 };
-use crate::adapters::kubernetes::{lease_seconds, refusal, token as lease_token, MAX_INT32};
+use crate::adapters::kubernetes::{
+    lease_seconds, lease_version, refusal, token as lease_token, watch_end_ms, watch_failure,
+    MAX_INT32, WATCH_WINDOW_S,
+};
+use crate::core::{HolderView, Micros, WatchConfig};
 use crate::protocol::{ErrorCode, GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token};
 use crate::wasm::bounded::BoundedMap;
 use crate::wasm::error::{get, set};
@@ -31,6 +37,7 @@ use crate::wasm::fetch::{
 use crate::wasm::js::{now_ms, performance_now};
 use crate::wasm::observer::ObserverCore;
 use crate::wasm::value::{from_js, Passed};
+use crate::wasm::watch::{Feed, Fetching, ObservationCore, Sink};
 
 /// Lease objects are small, but the API server adds `managedFields`; 256 KiB is generous.
 const MAX_REPLY_BYTES: usize = 256 * 1024;
@@ -339,6 +346,18 @@ impl Inner {
         let status = Some(reply.status);
         let raw =
             strict_json(&reply.text).ok_or_else(|| malformed(what, "reply is not JSON", status))?;
+        self.check(name, raw, what, status)
+    }
+
+    /// Checks a Lease object (a reply's, a list's item or a watch event's) and records this
+    /// process's sighting of it, as [`Inner::accept`].
+    fn check(
+        &self,
+        name: &str,
+        raw: JsValue,
+        what: &str,
+        status: Option<u16>,
+    ) -> Result<Lease, JsValue> {
         let bad = |problem: &str| malformed(what, problem, status);
         if !crate::wasm::fetch::is_plain_object(&raw) {
             return Err(bad("not an object"));
@@ -530,6 +549,15 @@ impl KubernetesLeaseGrantorCore {
     pub fn release(&self, args: JsValue) -> Promise {
         let inner = Rc::clone(&self.inner);
         promise(async move { release(&inner, &args).await })
+    }
+    /// Who holds the Lease named `resource`, change by change: a list, then a watch of it.
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(&self, resource: JsValue, signal: JsValue) -> Result<ObservationCore, JsValue> {
+        let feed = LeaseFeed {
+            name: check_name(&resource)?,
+            inner: Rc::clone(&self.inner),
+        };
+        ObservationCore::start(Rc::new(feed), &signal)
     }
 }
 
@@ -731,6 +759,194 @@ async fn release(inner: &Inner, args: &JsValue) -> Result<JsValue, JsValue> {
         }
     }
     Err(kept_changing(&name, "release"))
+}
+
+// observe(): a list, then a watch, of one Lease.
+
+/// The Lease named `name` watched: each fetch lists it (`?fieldSelector=metadata.name=NAME`),
+/// which is the current state, then watches it from the list's `resourceVersion`
+/// (`?watch=1`, newline-delimited events) until the window ends or, sooner, until the holder it
+/// last saw runs out by this process's observation ([`watch_end_ms`]): a Lease never expires by
+/// itself, so the next list is what reports it gone. Versions come from `leaseTransitions`
+/// ([`lease_version`]).
+struct LeaseFeed {
+    inner: Rc<Inner>,
+    name: String,
+}
+
+impl LeaseFeed {
+    fn timeout_ms(&self) -> u64 {
+        self.inner.endpoint.timeout_ms().ceil() as u64
+    }
+}
+
+/// A Lease's state for an observer, and how long its holder has left by this process's
+/// observation (`None` when nobody holds it).
+fn lease_view(inner: &Inner, name: &str, lease: Option<&Lease>) -> (HolderView, Option<u64>) {
+    let live = match lease {
+        Some(lease) if !lease.holder.is_empty() => inner.live(name),
+        _ => None,
+    };
+    let version = lease_version(lease.map(|l| (l.transitions, live.is_some())));
+    let held = lease.filter(|_| live.is_some());
+    let left = live.flatten();
+    let view = HolderView {
+        version,
+        holder: held.map(|l| l.holder.clone()),
+        token: held.map(|l| lease_token(l.transitions)),
+        expires_in_ms: held.and(left),
+        handed_to: None,
+    };
+    (view, left.filter(|_| held.is_some()))
+}
+
+/// A watch's failure: by its status, 410 Gone retried from a fresh list ([`watch_failure`]).
+fn watch_error(what: &str, status: u16, reply: Option<&Reply>) -> JsValue {
+    let body = reply.map_or(JsValue::UNDEFINED, |r| lenient_json(&r.text));
+    let code = get(&body, "reason").as_string();
+    let message = get(&body, "message").as_string();
+    let message = message.as_deref().map(|m| clipped(m, 300));
+    let retry_after = reply.and_then(Reply::retry_after);
+    status_failure(
+        what,
+        status,
+        retry_after.as_deref(),
+        code.as_deref(),
+        message,
+        Some(watch_failure(status)),
+    )
+}
+
+/// Ends the watch in `ms`: aborts `end`, which the stream reader takes as a normal end.
+fn end_in(end: &AbortController, ms: u64) -> Timeout {
+    let end = end.clone();
+    Timeout::new(ms.min(u64::from(u32::MAX)) as u32, move || end.abort())
+}
+
+impl Feed for LeaseFeed {
+    fn config(&self) -> WatchConfig {
+        // A list, then a watch the server ends after the window; the stream reader's own end
+        // comes a request timeout later, the watcher's deadline a second after that.
+        let deadline = 2 * self.timeout_ms() + WATCH_WINDOW_S * 1000 + 1_000;
+        WatchConfig::changes(Micros::from_ms(deadline))
+    }
+
+    fn fetch(&self, _after: Option<u64>, signal: AbortSignal, sink: Sink) -> Fetching {
+        let inner = Rc::clone(&self.inner);
+        let name = self.name.clone();
+        let timeout_ms = self.timeout_ms();
+        Box::pin(async move {
+            let signal: JsValue = signal.into();
+            let selector = ["?fieldSelector=metadata.name%3D", &name].concat();
+            let what = ["LIST Lease ", &name].concat();
+            let path = [inner.path(None), selector.clone()].concat();
+            let reply = inner.request("GET", &path, None, &signal).await?;
+            if reply.status != 200 {
+                return Err(watch_error(&what, reply.status, Some(&reply)));
+            }
+            let status = Some(reply.status);
+            let bad = |problem: &str| malformed(&what, problem, status);
+            let list = strict_json(&reply.text).ok_or_else(|| bad("reply is not JSON"))?;
+            let version = get(&get(&list, "metadata"), "resourceVersion").as_string();
+            let items = get(&list, "items");
+            let (Some(version), true) = (
+                version.filter(|v| !v.is_empty() && v.encode_utf16().count() <= 128),
+                js_sys::Array::is_array(&items) && js_sys::Array::from(&items).length() <= 1,
+            ) else {
+                return Err(bad(
+                    "not a LeaseList with a resourceVersion and at most one item",
+                ));
+            };
+            let lease = match js_sys::Array::from(&items).get(0) {
+                item if item.is_undefined() => None,
+                item => Some(inner.check(&name, item, &what, status)?),
+            };
+            let (view, left) = lease_view(&inner, &name, lease.as_ref());
+            sink(view);
+
+            // The server ends the watch after the window; this end, a request timeout later, is
+            // for one that does not.
+            let window_ms = WATCH_WINDOW_S * 1000 + timeout_ms;
+            let started = performance_now();
+            let end = AbortController::new()?;
+            let timer = RefCell::new(end_in(&end, watch_end_ms(window_ms, left)));
+            let what = ["WATCH Lease ", &name].concat();
+            let version = String::from(js_sys::encode_uri_component(&version));
+            let window = decimal(WATCH_WINDOW_S);
+            let path = [
+                inner.path(None).as_str(),
+                &selector,
+                "&watch=1&allowWatchBookmarks=true&resourceVersion=",
+                &version,
+                "&timeoutSeconds=",
+                &window,
+            ]
+            .concat();
+            let mut on_line = |line: &str| -> Result<(), JsValue> {
+                let bad = |problem: &str| malformed(&what, problem, None);
+                let event = strict_json(line).ok_or_else(|| bad("an event is not JSON"))?;
+                let object = get(&event, "object");
+                let kind = get(&event, "type").as_string().unwrap_or_default();
+                match kind.as_str() {
+                    "ADDED" | "MODIFIED" => {
+                        let lease = inner.check(&name, object, &what, None)?;
+                        let (view, left) = lease_view(&inner, &name, Some(&lease));
+                        let spent = (performance_now() - started).max(0.0) as u64;
+                        let rest = window_ms.saturating_sub(spent);
+                        *timer.borrow_mut() = end_in(&end, watch_end_ms(rest, left));
+                        sink(view);
+                    }
+                    "DELETED" => {
+                        let lease = inner.check(&name, object, &what, None)?;
+                        let version = lease_version(Some((lease.transitions, false)));
+                        sink(HolderView {
+                            version,
+                            holder: None,
+                            token: None,
+                            expires_in_ms: None,
+                            handed_to: None,
+                        });
+                    }
+                    "BOOKMARK" => {}
+                    "ERROR" => {
+                        // A `Status`: 410 Gone when the resourceVersion was compacted away.
+                        let code = get(&object, "code").as_f64().unwrap_or(500.0);
+                        let code = if (100.0..=599.0).contains(&code) {
+                            code as u16
+                        } else {
+                            500
+                        };
+                        let text = js_sys::JSON::stringify(&object).ok();
+                        let reply = Reply {
+                            status: code,
+                            headers: web_sys::Headers::new()?,
+                            text: text.and_then(|t| t.as_string()).unwrap_or_default(),
+                        };
+                        return Err(watch_error(&what, code, Some(&reply)));
+                    }
+                    _ => return Err(bad("an event of an unknown type")),
+                }
+                Ok(())
+            };
+            let call = ("GET", path.as_str(), None);
+            let streamed = inner
+                .endpoint
+                .stream_lines(
+                    call,
+                    &signal,
+                    &end.signal(),
+                    &what,
+                    MAX_REPLY_BYTES,
+                    &mut on_line,
+                )
+                .await;
+            drop(timer);
+            match streamed? {
+                Some(reply) => Err(watch_error(&what, reply.status, Some(&reply))),
+                None => Ok(()),
+            }
+        })
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //! Kubernetes Lease objects ([`kubernetes`]) and Redis behind an Upstash-style REST endpoint
 //! ([`redis`]). Each answers with the protocol's replies ([`crate::protocol`]), built here and
 //! never passed through: a store's reply that does not read as it should is a `malformed_reply`,
-//! never a grant.
+//! never a grant. Each also watches a resource (`observe`) through the store's own change feed,
+//! or by polling where it has none (Redis), as a [`Feed`](super::watch::Feed) of the core's
+//! watcher.
 //!
 //! What they share is here: the endpoint every adapter's requests go through (the fetch client of
 //! [`super::fetch`], with `accept: application/json` and the adapter's credentials), the checks

@@ -12,10 +12,12 @@ use std::rc::Rc;
 
 use js_sys::{Object, Promise};
 use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
 
 use super::{check_duration_ms, check_text_name, check_token, endpoint, key_prefix, token_option};
 use super::{Recent, MAX_REPLY_BYTES};
-use crate::adapters::redis::{grant_value, named_holder};
+use crate::adapters::redis::{grant_value, named_holder, watch_state, POLL_MAX_MS};
+use crate::core::{HolderView, Micros, WatchConfig};
 use crate::protocol::{GrantReply, ReleaseReply, RenewRefusal, RenewReply, Token};
 use crate::wasm::error::get;
 use crate::wasm::fetch::{
@@ -24,6 +26,7 @@ use crate::wasm::fetch::{
 };
 use crate::wasm::js::performance_now;
 use crate::wasm::value::from_js;
+use crate::wasm::watch::{Feed, Fetching, ObservationCore, Sink};
 
 /// Grant. KEYS[1] the lock, KEYS[2] its fence counter; ARGV[1] the holder, ARGV[2] the duration
 /// in ms. Returns {1, value, ms} for a new grant, {2, value, pttl} when the holder already holds
@@ -52,6 +55,12 @@ return 1"#;
 /// Release. KEYS[1] the lock; ARGV[1] the grant's value. Deletes only that grant: 1, else 0.
 const RELEASE: &str = r#"if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
 return 0"#;
+
+/// Read for `observe()`. KEYS[1] the lock, KEYS[2] its fence counter. Returns {value, pttl,
+/// counter}, an absent key or counter as "" (a nil would cut the list short).
+const WATCH: &str = r#"local value = redis.call("GET", KEYS[1]) or ""
+local counter = redis.call("GET", KEYS[2]) or ""
+return {value, redis.call("PTTL", KEYS[1]), counter}"#;
 
 /// A grantor keeping leases in Redis behind an Upstash-style REST endpoint.
 #[wasm_bindgen]
@@ -174,6 +183,68 @@ impl RedisHttpGrantorCore {
     pub fn release(&self, args: JsValue) -> Promise {
         let inner = Rc::clone(&self.inner);
         promise(async move { release(&inner, &args).await })
+    }
+    /// Who holds `resource`, change by change: its key read again and again, with backoff while
+    /// it stays the same (Redis has no change feed here).
+    #[wasm_bindgen(skip_jsdoc)]
+    pub fn observe(&self, resource: JsValue, signal: JsValue) -> Result<ObservationCore, JsValue> {
+        let resource = check_text_name("resource", &resource)?;
+        let feed = KeyPoll {
+            inner: Rc::clone(&self.inner),
+            key: self.inner.key_of(&resource),
+        };
+        ObservationCore::start(Rc::new(feed), &signal)
+    }
+}
+
+// observe(): polling the key.
+
+/// A resource's key and its fence counter, read in one script, polled ([`WatchConfig::poll`]).
+struct KeyPoll {
+    inner: Rc<Inner>,
+    key: String,
+}
+
+impl Feed for KeyPoll {
+    fn config(&self) -> WatchConfig {
+        let timeout = Micros::from_ms_f64(self.inner.endpoint.timeout_ms());
+        WatchConfig::poll(timeout, Micros::from_ms(POLL_MAX_MS))
+    }
+
+    fn fetch(&self, _after: Option<u64>, signal: AbortSignal, sink: Sink) -> Fetching {
+        let inner = Rc::clone(&self.inner);
+        let key = self.key.clone();
+        Box::pin(async move {
+            let what = "observe";
+            let fence = [key.as_str(), ":fence"].concat();
+            let signal: JsValue = signal.into();
+            let result = inner
+                .eval(what, WATCH, &[&key, &fence], &[], &signal)
+                .await?;
+            let (value, left, counter): (String, i64, String) = from_js(&result).map_err(|_| {
+                malformed(
+                    what,
+                    "result is not [value, ms, counter] with strings and an integer",
+                    None,
+                )
+            })?;
+            let Some((version, grant)) = watch_state(&value, &counter) else {
+                return Err(malformed(
+                    what,
+                    "the key holds no grant of its fence counter",
+                    None,
+                ));
+            };
+            sink(HolderView {
+                version,
+                holder: grant.map(|(_, holder)| holder.to_owned()),
+                token: grant.map(|(token, _)| token),
+                // -1: a key without an expiry, which this adapter never writes.
+                expires_in_ms: grant.and_then(|_| u64::try_from(left).ok()),
+                handed_to: None,
+            });
+            Ok(())
+        })
     }
 }
 

@@ -18,4 +18,5 @@ describeConformance("Consul (fake agent)", {
   // Consul invalidates an unrenewed session up to one more TTL after it (2 × TTL), and the
   // lock-delay is 0; 2 s more for a loaded machine.
   expiryGraceMs: 12_000,
+  observe: true,
 });

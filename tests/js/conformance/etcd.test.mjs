@@ -15,4 +15,5 @@ describeConformance("etcd through EtcdGrantor", {
   // etcd's leader deletes expired leases in a sweep every 500 ms, and the revocation is a raft
   // commit; on a loaded machine that lands well within a second and a half.
   expiryGraceMs: 1_500,
+  observe: true,
 });

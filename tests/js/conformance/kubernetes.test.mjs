@@ -22,4 +22,5 @@ describeConformance("Kubernetes Lease (fake API server)", {
   // A takeover comes leaseDurationSeconds after this process first saw the holder's last write,
   // which is after the holder sent it; a campaign's poll interval and a loaded machine add a bit.
   expiryGraceMs: 1_500,
+  observe: true,
 });

@@ -16,4 +16,5 @@ describeConformance("Redis over HTTP through RedisHttpGrantor", {
   durationMs: 1_000,
   // Redis expires a key exactly at its PX deadline: a read after it never sees the key.
   expiryGraceMs: 250,
+  observe: true,
 });

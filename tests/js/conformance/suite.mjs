@@ -99,8 +99,12 @@ class FencedResource {
  * decides the waits. `expiryGraceMs` is how long after the granted duration a grantor may still
  * refuse a takeover of an unrenewed lease (Consul, for one, invalidates a session between TTL and
  * twice the TTL).
+ *
+ * With `observe: true`, the grantor's `observe(resource, {signal})` is checked too: its first
+ * value is the current state, and a grant, a release, another grant and that grant's expiry, each
+ * made by another client, are yielded in order with growing versions.
  */
-export function describeConformance(name, { setup, durationMs = 1_000, expiryGraceMs = 500 }) {
+export function describeConformance(name, { setup, durationMs = 1_000, expiryGraceMs = 500, observe = false }) {
   const run = randomBytes(3).toString("hex");
   const resourceFor = (label) => `c-${run}-${label}`;
   const holderFor = (label) => `h-${run}-${label}`;
@@ -352,5 +356,51 @@ export function describeConformance(name, { setup, durationMs = 1_000, expiryGra
         await b.release().catch(() => {});
       }
     });
+
+    if (observe) {
+      it("observes: the current state first, then a grant, a release, a grant and its expiry, in order", { timeout }, async () => {
+        const resource = resourceFor("observe");
+        const [a, b] = [holderFor("a"), holderFor("b")];
+        const controller = new AbortController();
+        const observation = grantor.observe(resource, { signal: controller.signal });
+        const seen = [];
+        /** Values until one satisfies `done`, within `ms`. */
+        const until = async (done, ms, what) => {
+          const deadline = performance.now() + ms;
+          for (;;) {
+            const left = deadline - performance.now();
+            const next = await Promise.race([observation.next(), sleep(Math.max(1, left)).then(() => null)]);
+            assert.ok(next !== null, `${what}: not observed within ${ms} ms; saw ${JSON.stringify(seen)}`);
+            assert.equal(next.done, false, `${what}: the observation ended`);
+            seen.push(next.value);
+            if (done(next.value)) return next.value;
+          }
+        };
+        try {
+          const first = await until(() => true, 10_000, "the current state");
+          assert.equal(first.holder, null, "nobody holds a fresh resource");
+          assert.equal(first.token, null);
+          const granted = assertGranted(await grant(resource, a), "grant to a");
+          await until((c) => c.holder === a && c.token === granted.token, 10_000, "a's grant");
+          await release(resource, a, granted.token);
+          await until((c) => c.holder === null, 10_000, "a's release");
+          const sentAt = performance.now();
+          const second = assertGranted(await grant(resource, b), "grant to b");
+          await until((c) => c.holder === b && c.token === second.token, 10_000, "b's grant");
+          // b never renews: its grant runs out, which the observer sees without anyone asking.
+          const grantedMs = second.durationMs ?? durationMs;
+          await until((c) => c.holder === null, grantedMs + expiryGraceMs + 10_000, "b's expiry");
+          assert.ok(performance.now() - sentAt >= grantedMs - 1, "an expiry is never seen early");
+          for (let i = 1; i < seen.length; i++) {
+            assert.ok(seen[i].version > seen[i - 1].version, `versions grow: ${JSON.stringify(seen)}`);
+          }
+          const holders = seen.map((c) => c.holder).filter((h, i, all) => i === 0 || h !== all[i - 1]);
+          assert.deepEqual(holders, [null, a, null, b, null], "each change once, in order");
+        } finally {
+          controller.abort();
+        }
+        assert.deepEqual(await observation.next(), { value: undefined, done: true });
+      });
+    }
   });
 }
