@@ -468,8 +468,9 @@ export interface HolderChange {
 
 /**
  * The changes of one resource's holder: an async iterator whose first value is the current state,
- * then each newer one, never an older one. It ends when its `signal` aborts or on `close()`;
- * network failures and timeouts are retried with backoff from a fresh snapshot, and it rejects
+ * then each newer one, never an older one nor the same one twice. It ends when its `signal`
+ * aborts or on `close()`; network failures and timeouts are retried with backoff (resuming after
+ * the last version yielded, then from a fresh snapshot after a second failure), and it rejects
  * only on a failure no retry mends (a refused request: `ERR_GRANTOR` with `kind: "bad_request"`).
  */
 export class Observation implements AsyncIterableIterator<HolderChange>, Disposable {

@@ -10,7 +10,7 @@ import { construct, settled } from "./http-grantor.js";
  * current state, then each newer one. It never yields a state older than one it yielded. It ends
  * when its `signal` aborts or on `close()` / `return()`, and rejects only on a failure no retry
  * mends (a refused request); network failures and timeouts are retried with backoff, resuming
- * from a fresh snapshot.
+ * after the last version yielded, and from a fresh snapshot after a second failure in a row.
  */
 export class Observation {
   #core;

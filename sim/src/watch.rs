@@ -301,8 +301,16 @@ impl World {
             }
             self.drain()?;
         }
-        let last = self.current().version;
-        if self.last_reported != Some(last) {
+        // Caught up: the watcher has seen the final version, and what it reported last is the
+        // final state (a newer version of the state it last reported is no change to report).
+        let last = self.current().clone();
+        let reported_last = self
+            .last_reported
+            .and_then(|version| self.history.get(&version));
+        let same_state = reported_last
+            .is_some_and(|view| view.holder == last.holder && view.token == last.token);
+        if self.watcher.reported_version() != Some(last.version) || !same_state {
+            let last = last.version;
             return Err((
                 WatchInvariant::CaughtUp,
                 format!(

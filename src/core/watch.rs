@@ -10,14 +10,19 @@
 //!
 //! - **what to report**: a state only if its version is larger than every version reported
 //!   before. An older or equal state is dropped, so no observer ever reports a holder older than
-//!   one it already reported, whatever the feed does;
+//!   one it already reported, whatever the feed does; and a newer version of the state last
+//!   reported (the same holder and token: a snapshot after a reconnect) is no change, so no
+//!   change is reported twice;
 //! - **when to ask again**: at once after a long poll or a stream ended normally; after a
 //!   growing, jittered wait while a polled store shows no change ([`WatchFeed::Poll`]); after a
 //!   growing, jittered backoff when a request failed;
 //! - **how to resume**: after a failure (a dropped connection, an error, a fetch that ran past
-//!   its deadline) the next request is a **snapshot** (`after: None`), answered at once with the
-//!   current state, never a resumption from a version the store may have compacted or a
-//!   connection that silently missed changes.
+//!   its deadline) the next request resumes after the last version reported, so a store that
+//!   keeps its history (etcd) delivers every change made meanwhile, none missed and none twice.
+//!   If that fails too (the store forgot that far back: a compacted revision; or the feed keeps
+//!   breaking), the request after it is a **snapshot** (`after: None`), answered at once with the
+//!   current state: the watcher resynchronises rather than retrying a resumption that cannot
+//!   succeed.
 //!
 //! Nothing here reads a clock or does IO: each input carries the monotonic time, and the watcher
 //! says what to fetch ([`WatchOutput::Fetch`]), what to abandon ([`WatchOutput::Abandon`]) and
@@ -55,8 +60,8 @@ pub fn ends_watch(kind: &str) -> bool {
 pub enum WatchMutation {
     /// Every state a feed delivers is reported, older ones included.
     ReportsAnyVersion,
-    /// After a failure the watcher resumes from the last version reported instead of taking a
-    /// snapshot, trusting a feed that may have skipped changes.
+    /// After any number of failures in a row the watcher resumes from the last version reported,
+    /// never taking a snapshot: a store that forgot that version refuses it for good.
     ResumesAfterFailure,
     /// A failed fetch is not retried: the watcher goes quiet for good.
     GivesUpAfterFailure,
@@ -169,14 +174,18 @@ pub enum WatchOutput {
 #[derive(Clone, Debug)]
 pub struct Watcher {
     config: WatchConfig,
-    /// The largest version reported.
+    /// The largest version reported (or seen with the state last reported).
     reported: Option<u64>,
+    /// The holder and token last reported.
+    last_state: Option<(Option<String>, Option<u64>)>,
     /// The fetch in flight and its deadline.
     in_flight: Option<(FetchId, MonoTime)>,
     /// When to start the next fetch, while none is in flight.
     next_fetch_at: Option<MonoTime>,
     /// Whether the next fetch must be a snapshot.
     snapshot_next: bool,
+    /// Fetches failed in a row.
+    failures: u32,
     next_id: u64,
     /// Waits after failures.
     retry: IdleBackoff,
@@ -197,9 +206,11 @@ impl Watcher {
         Watcher {
             config,
             reported: None,
+            last_state: None,
             in_flight: None,
             next_fetch_at: Some(now),
             snapshot_next: true,
+            failures: 0,
             next_id: 0,
             retry: IdleBackoff::new(config.retry_min, config.retry_max, seed),
             poll: IdleBackoff::new(
@@ -266,10 +277,21 @@ impl Watcher {
         if !newer && !self.mutated(WatchMutation::ReportsAnyVersion) {
             return;
         }
+        self.reported = Some(self.reported.map_or(view.version, |v| v.max(view.version)));
+        // A newer version of the state last reported (a snapshot after a reconnect, a poll of a
+        // store whose version moved without a change of holder) is no change: it moves the
+        // version on, and is not reported again.
+        let same = self
+            .last_state
+            .as_ref()
+            .is_some_and(|(holder, token)| *holder == view.holder && *token == view.token);
+        if same {
+            return;
+        }
         if self.in_flight.is_some_and(|(current, _)| current == id) {
             self.changed_in_flight = true;
         }
-        self.reported = Some(self.reported.map_or(view.version, |v| v.max(view.version)));
+        self.last_state = Some((view.holder.clone(), view.token));
         self.outputs.push_back(WatchOutput::Report(view));
     }
 
@@ -283,6 +305,7 @@ impl Watcher {
         }
         self.in_flight = None;
         self.retry.reset();
+        self.failures = 0;
         let changed = core::mem::take(&mut self.changed_in_flight);
         let wait = match self.config.feed {
             WatchFeed::Changes => Micros::ZERO,
@@ -296,7 +319,8 @@ impl Watcher {
     }
 
     /// Fetch `id` failed (the request failed, the stream broke or reported an error such as a
-    /// compacted revision). The next fetch is a snapshot, after a growing, jittered backoff;
+    /// compacted revision). The next fetch resumes after the last version reported, or, after
+    /// two failures in a row, is a snapshot; it starts after a growing, jittered backoff;
     /// `retry_after` (a store's own `Retry-After`) lengthens that wait, never shortens it.
     pub fn handle_failure(&mut self, now: MonoTime, id: FetchId, retry_after: Option<Micros>) {
         if self.stopped || !self.is_in_flight(id) {
@@ -312,7 +336,11 @@ impl Watcher {
             self.next_fetch_at = None;
             return;
         }
-        self.snapshot_next = !self.mutated(WatchMutation::ResumesAfterFailure);
+        // The first failure resumes (nothing missed where the store keeps its history); one more
+        // in a row resynchronises from a snapshot.
+        self.failures = self.failures.saturating_add(1);
+        self.snapshot_next =
+            self.failures >= 2 && !self.mutated(WatchMutation::ResumesAfterFailure);
         let wait = self
             .retry
             .next_wait()
@@ -452,6 +480,26 @@ mod tests {
     }
 
     #[test]
+    fn a_newer_version_of_the_same_state_is_not_reported_again() {
+        let mut w = changes();
+        let (id, _) = fetch(&mut w, at(0));
+        w.handle_state(at(1), id, view(4, Some("a")));
+        let mut again = view(9, Some("a"));
+        again.token = Some(2);
+        w.handle_state(at(1), id, again);
+        w.handle_state(at(1), id, view(10, None));
+        w.handle_state(at(1), id, view(13, None));
+        assert_eq!(
+            drain(&mut w),
+            vec![
+                WatchOutput::Report(view(4, Some("a"))),
+                WatchOutput::Report(view(10, None)),
+            ]
+        );
+        assert_eq!(w.reported_version(), Some(13), "the version still moves on");
+    }
+
+    #[test]
     fn a_late_reply_of_an_abandoned_fetch_counts_only_if_newer() {
         let mut w = changes();
         let (first, _) = fetch(&mut w, at(0));
@@ -459,7 +507,7 @@ mod tests {
         assert_eq!(drain(&mut w), vec![WatchOutput::Abandon(first)]);
         let retry_at = w.poll_timeout().unwrap();
         let (second, after) = fetch(&mut w, retry_at);
-        assert_eq!(after, None, "a failure resynchronises from a snapshot");
+        assert_eq!(after, None, "nothing was reported to resume from");
         w.handle_state(retry_at, second, view(8, Some("c")));
         w.handle_state(retry_at, first, view(6, Some("b")));
         w.handle_state(retry_at, first, view(9, None));
@@ -475,6 +523,42 @@ mod tests {
         assert_eq!(
             w.poll_timeout(),
             Some(retry_at.plus(Micros::from_ms(35_000)))
+        );
+    }
+
+    #[test]
+    fn a_failure_resumes_and_a_second_in_a_row_takes_a_snapshot() {
+        let mut w = changes();
+        let (id, _) = fetch(&mut w, at(0));
+        w.handle_state(at(1), id, view(4, Some("a")));
+        w.handle_done(at(1), id);
+        drain(&mut w);
+        let (id, after) = fetch(&mut w, at(1));
+        assert_eq!(after, Some(4));
+        w.handle_failure(at(2), id, None);
+        let retry = w.poll_timeout().unwrap();
+        let (id, after) = fetch(&mut w, retry);
+        assert_eq!(
+            after,
+            Some(4),
+            "resumes: a store with history sends what it missed"
+        );
+        w.handle_failure(retry, id, None);
+        let retry = w.poll_timeout().unwrap();
+        let (id, after) = fetch(&mut w, retry);
+        assert_eq!(after, None, "a second failure in a row resynchronises");
+        w.handle_state(retry, id, view(9, None));
+        w.handle_done(retry, id);
+        drain(&mut w);
+        let (id, after) = fetch(&mut w, retry);
+        assert_eq!(after, Some(9));
+        w.handle_failure(retry, id, None);
+        let retry = w.poll_timeout().unwrap();
+        let (_, after) = fetch(&mut w, retry);
+        assert_eq!(
+            after,
+            Some(9),
+            "a success in between starts the count again"
         );
     }
 

@@ -1044,7 +1044,14 @@ impl KeyWatch {
         let kvs = list_field(what, &value, "kvs")?;
         match kvs.length() {
             0 => Ok(free_view(version)),
-            1 => watched_kv(what, &kvs.get(0), key, version),
+            // The key's own last change versions its state, so a snapshot of a state already
+            // reported is not news, and the watch resumes right after that change.
+            1 => {
+                let kv = kvs.get(0);
+                let changed = string_field(what, &kv, "mod_revision")?;
+                let changed = watch_revision(what, "mod_revision", changed.as_deref())?;
+                watched_kv(what, &kv, key, changed.min(version))
+            }
             _ => Err(malformed(
                 what,
                 "the range returned more than one key",

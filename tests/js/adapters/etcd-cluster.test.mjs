@@ -4,7 +4,8 @@
 // with 3 s and 6 s leases, renew, release and write through fencing tokens, each through its own
 // EtcdGrantor given all three members. Checked: no two holders of a resource believe at once; no
 // belief outlives etcd's own hold of the key; fenced writes land in token order; the holders make
-// progress again after each election. Measured (and printed): the TTL etcd's new leader gives the
+// progress again after each election; a watcher per resource (EtcdGrantor.observe) reports every
+// change of the key exactly once, in order, across both kills. Measured (and printed): the TTL etcd's new leader gives the
 // leases it inherits, and the time from each kill to a new leader and to the next grant or
 // renewal.
 
@@ -91,6 +92,8 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
     // ---- The holders' side: believed intervals, from their own events and readings. ----
     /** Every hold: `{resource, holder, token, start, promisedUntil, end, how}`. */
     const holds = [];
+    /** Tokens some holder asked etcd to release (a key deleted before its TTL). */
+    const releasedTokens = new Set();
     /** Successful grants and renewals: `{at, kind, resource}`. */
     const successes = [];
     /** Fenced writes: `{resource, holder, token, accepted, revision, stale}`. */
@@ -106,6 +109,12 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
         for (let i = 0; i < HOLDERS_PER_RESOURCE; i += 1) {
           const grantor = new EtcdGrantor({ endpoints: cluster.urls, timeoutMs: 2_000 });
           assert.deepEqual(grantor.endpoints, cluster.urls);
+          // Every release is recorded, the holder's own hand-backs (a grant it refused) too.
+          const release = grantor.release.bind(grantor);
+          grantor.release = (args) => {
+            releasedTokens.add(args.token);
+            return release(args);
+          };
           const holder = new LeaseHolder(grantor, {
             resource,
             holderId: `${resource}-h${i}`,
@@ -291,13 +300,18 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
 
     // ---- The run: load, kill the leader, restart it, kill the new leader, restart it. ----
     const kills = [];
+    const watchStop = new AbortController();
     const running = holders.map(run);
     const watching = monitor();
-    // WATCH: once EtcdGrantor.observe exists, start here one watcher per resource (through all
-    // three endpoints, like the holders) and record every change it reports with its token; after
-    // the run, check that each watcher reported every change of its resource's key that
-    // `lockHistory` lists (etcd's own history: each grant's create, each release's or expiry's
-    // delete), exactly once, in token order, across both kills.
+    // One watcher per resource, through all three endpoints like the holders: every change it
+    // reports is kept, to be compared with etcd's own history of the key after the run.
+    const watched = Object.fromEntries(RESOURCES.map((resource) => [resource, []]));
+    const watchers = RESOURCES.map(async (resource) => {
+      const observer = new EtcdGrantor({ endpoints: cluster.urls, timeoutMs: 2_000 });
+      for await (const change of observer.observe(resource, { signal: watchStop.signal })) {
+        watched[resource].push({ at: now(), version: change.version, holder: change.holder, token: change.token });
+      }
+    });
     try {
       await sleep(3_000);
       for (const round of [1, 2]) {
@@ -346,6 +360,14 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
       lockHistory[resource] = await history(lockKey(resource));
       dataHistory[resource] = await history(`data/${resource}`);
     }
+    // The watchers catch up with the last change of their key, then stop.
+    for (const resource of RESOURCES) {
+      const last = lockHistory[resource].at(-1)?.modRevision ?? 0;
+      const deadline = now() + 10_000;
+      while ((watched[resource].at(-1)?.version ?? 0) < last && now() < deadline) await sleep(50);
+    }
+    watchStop.abort();
+    await Promise.all(watchers);
 
     // ---- Figures. ----
     const grantsMade = holds.length;
@@ -439,13 +461,13 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
         );
       }
     }
-    // etcd's TTL readings agree with what was seen of the keys: a key that expired (its holds
-    // all lost, none released; a grant the holder handed straight back has no hold) is never gone
+    // etcd's TTL readings agree with what was seen of the keys: a key that expired (nobody asked
+    // to release it: not its holder, nor a holder handing back a grant it refused) is never gone
     // before its lease's reading said it would be (whole seconds, truncated, taken after it was
     // sent). A reading of etcd's "forever" is left out.
     for (const [token, grant] of grants) {
       const mine = holds.filter((h) => h.token === token);
-      if (grant.goneBy === null || mine.length === 0 || mine.some((h) => h.how === "released")) continue;
+      if (grant.goneBy === null || mine.length === 0 || releasedTokens.has(token)) continue;
       for (const { sentAt, ttl } of grant.ttls.filter((t) => t.ttl > 0 && t.ttl < 1_000_000)) {
         assert.ok(grant.goneBy >= sentAt + ttl * 1_000, `token ${token}: gone by ${at(grant.goneBy)} ms, but etcd said ${ttl} s left at ${at(sentAt)} ms`);
       }
@@ -496,5 +518,28 @@ describe("EtcdGrantor against a three-member etcd cluster whose leader is killed
       }
     }
     assert.ok(renewals > 0, "renewals");
+
+    // (e) Every watcher resumed across both kills without missing or repeating a change: after
+    // its first report (a snapshot of the key at some revision), it reported exactly etcd's own
+    // history of the key from that revision on, each change once, in order, as etcd recorded it
+    // (a create names its holder and carries its token, a delete frees the key).
+    for (const resource of RESOURCES) {
+      const [snapshot, ...changes] = watched[resource];
+      assert.ok(snapshot !== undefined, `${resource}: the watcher reported nothing`);
+      const expected = lockHistory[resource]
+        .filter((c) => c.modRevision > snapshot.version)
+        .map((c) =>
+          c.type === "DELETE"
+            ? { version: c.modRevision, holder: null, token: null }
+            : { version: c.modRevision, holder: c.value, token: c.createRevision },
+        );
+      const reported = changes.map(({ version, holder, token }) => ({ version, holder, token }));
+      assert.deepEqual(reported, expected, `${resource}: the watcher's reports differ from etcd's history`);
+      assert.ok(reported.length >= 2, `${resource}: only ${reported.length} changes watched`);
+    }
+    const watchedAcross = kills.map((k) =>
+      RESOURCES.map((r) => watched[r].filter((c) => c.at > k.killedAt && c.at < k.killedAt + 5_000).length).reduce((a, b) => a + b, 0),
+    );
+    console.log(`etcd cluster watch: ${JSON.stringify({ changes: Object.fromEntries(RESOURCES.map((r) => [r, watched[r].length - 1])), withinFiveSecondsOfEachKill: watchedAcross })}`);
   });
 });

@@ -84,7 +84,7 @@ describe("EtcdGrantor.observe against a real etcd", { timeout: 90_000 }, () => {
     assert.deepEqual(await observation.next(), { value: undefined, done: true });
   });
 
-  it("resumes after the stream is cut, from a fresh range, without an older state", async () => {
+  it("resumes after the stream is cut, from the revision after the last one seen, without an older state", async () => {
     const faults = faultyFetch();
     const watcher = new EtcdGrantor({ baseUrl: etcd.url, fetch: faults.fetch });
     const observation = watcher.observe("cut");
@@ -98,11 +98,12 @@ describe("EtcdGrantor.observe against a real etcd", { timeout: 90_000 }, () => {
     seen.push(...(await until(observation, (c) => c.holder === "b", 10_000)));
     assert.equal(seen.at(-1).token, b.token);
     assertIncreasing(seen);
-    assert.equal(faults.paths[before], "/v3/kv/range", "the first request after the cut is a range");
+    // The first request after the cut resumes the watch (etcd replays what happened meanwhile).
+    assert.equal(faults.paths[before], "/v3/watch", "the first request after the cut resumes the watch");
     observation.close();
   });
 
-  it("reads afresh when the start revision was compacted, and never yields a hostile message", async () => {
+  it("reads afresh when a resumed watch fails again, and never yields a hostile message", async () => {
     const faults = faultyFetch();
     const watcher = new EtcdGrantor({ baseUrl: etcd.url, fetch: faults.fetch });
     const a = await grant("hostile", "a");
@@ -136,8 +137,14 @@ describe("EtcdGrantor.observe against a real etcd", { timeout: 90_000 }, () => {
       const freed = await nextWithin(observation, 10_000);
       assert.equal(freed.holder, null, `an invented or older state was yielded: ${JSON.stringify(freed)}`);
       assertIncreasing([first, freed]);
-      // After the compacted watch (and each malformed one), a range, not a watch from an old revision.
-      for (const at of answered.slice(0, 5)) assert.equal(faults.paths[at + 1], "/v3/kv/range", JSON.stringify(faults.paths));
+      // A failed watch is resumed once; a second failure in a row (the compacted revision is still
+      // gone, or another broken message) reads afresh with a range, never a third watch from an
+      // old revision.
+      const paths = JSON.stringify(faults.paths);
+      const [compacted, broken] = answered;
+      assert.equal(faults.paths[compacted + 1], "/v3/watch", `the compacted watch is resumed once: ${paths}`);
+      assert.equal(broken, compacted + 1, `the resumed watch got the broken message: ${paths}`);
+      assert.equal(faults.paths[broken + 1], "/v3/kv/range", `two failures in a row read afresh: ${paths}`);
     } finally {
       observation.close();
     }

@@ -31,6 +31,9 @@ function alternating(grantors) {
     release: (request) => pick().release({ ...request, leaseSecret: byGrant.get(key(request.resource, request.token)) }),
     fencedWrite: (resource, payload, token) =>
       pick().fencedWrite(resource, payload, token, { leaseSecret: byGrant.get(key(resource, token)) }),
+    // Watched on whichever grantor process comes next: changes made through the other one reach
+    // it through PostgreSQL's notifications.
+    observe: (resource, options) => pick().observe(resource, options),
   };
 }
 
@@ -58,4 +61,5 @@ describeConformance("reference grantor on PostgreSQL", {
   // Expiry is the database clock passing the stored expires_at; a takeover needs only the next
   // request after that.
   expiryGraceMs: 250,
+  observe: true,
 });

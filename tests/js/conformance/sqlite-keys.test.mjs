@@ -16,6 +16,7 @@ function inNamespace(grantor, prefix) {
     renew: (args) => grantor.renew(named(args)),
     release: (args) => grantor.release(named(args)),
     fencedWrite: (resource, payload, token, options) => grantor.fencedWrite(prefix + resource, payload, token, options),
+    observe: (resource, options) => grantor.observe(prefix + resource, options),
   };
 }
 
@@ -42,4 +43,5 @@ describeConformance("reference grantor on SQLite, API keys required", {
   },
   durationMs: 1_000,
   expiryGraceMs: 250,
+  observe: true,
 });

@@ -15,4 +15,5 @@ describeConformance("reference grantor on SQLite", {
   durationMs: 1_000,
   // The reference grantor expires a lease exactly at its duration on its monotonic clock.
   expiryGraceMs: 250,
+  observe: true,
 });
