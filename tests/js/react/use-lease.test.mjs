@@ -150,7 +150,9 @@ describe("useLease under StrictMode against the grantor", () => {
     // component. The first is cancelled with its request in flight; when that request has already
     // left, the grantor grants it, the reply is dropped, and the live campaign (same holder id) is
     // denied until that grant expires: a stuck lock. Whether it left is a race, so only the
-    // page's count, which is certain, is asserted here.
+    // page's count, which is certain, is asserted here: more than the one call the first test
+    // requires. It can be more than two, because a waiting campaign follows the grantor's feed
+    // and asks again when the torn-down candidate's release frees the lease.
     const resource = `naive-${++run}`;
     const page = await open({ name: resource, holderId: `naive-holder-${run}`, hooks: "naive" });
     const state = await until(async () => {
@@ -158,6 +160,6 @@ describe("useLease under StrictMode against the grantor", () => {
       return seen.grantCalls >= 2 ? seen : null;
     }, PROMPT_MS, "two campaigns");
     assert.equal(state.effectMounts, 2);
-    assert.equal(state.grantCalls, 2, "the naive hook campaigned twice");
+    assert.ok(state.grantCalls >= 2, `the naive hook campaigned twice (${state.grantCalls} grant calls)`);
   });
 });
