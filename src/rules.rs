@@ -91,7 +91,8 @@ pub enum RuleError {
 }
 
 /// How a resource's latest grant stands, as a grantor records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LeaseState {
     /// Never granted (a row made ready for a first grant).
     Free,

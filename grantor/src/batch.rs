@@ -27,7 +27,7 @@ use tenure::protocol::{
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::{parse_request, ApiJson, Validate};
+use crate::extract::{parse_request, ApiJson, Refusal, Validate};
 use crate::AppState;
 
 /// The largest batch body accepted, in bytes: 10,000 renewals of up to about 800 bytes each,
@@ -42,11 +42,11 @@ pub struct BatchBody {
 }
 
 impl Validate for BatchBody {
-    fn validate(&self) -> Result<(), ApiError> {
+    fn validate(&self) -> Result<(), Refusal> {
         if (1..=MAX_BATCH_RENEWALS).contains(&self.renewals.len()) {
             return Ok(());
         }
-        Err(ApiError::new(
+        Err(Refusal::new(
             ErrorCode::BadBatch,
             format!("renewals must hold 1 to {MAX_BATCH_RENEWALS} renewals"),
         ))

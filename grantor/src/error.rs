@@ -4,6 +4,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use tenure::protocol::{ErrorCode, ErrorReply};
+use tenure::requests::Refusal;
 
 use crate::records::StoreError;
 
@@ -26,29 +27,21 @@ impl ApiError {
     }
 }
 
+impl From<Refusal> for ApiError {
+    fn from(e: Refusal) -> ApiError {
+        ApiError::new(e.code, e.message)
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
-            StoreError::RequestIdReused => ApiError::new(
-                ErrorCode::RequestIdReused,
-                "this requestId was already used for a different request; use a fresh id",
-            ),
-            StoreError::TokenExhausted => ApiError::new(
-                ErrorCode::TokenExhausted,
-                "the resource's token counter reached 2^53-1; it can make no more grants",
-            ),
-            StoreError::NoSuchItem => {
-                ApiError::new(ErrorCode::NoSuchItem, "the queue has no item with that id")
-            }
+            StoreError::RequestIdReused => Refusal::request_id_reused().into(),
+            StoreError::TokenExhausted => Refusal::token_exhausted().into(),
+            StoreError::NoSuchItem => Refusal::no_such_item().into(),
             StoreError::StaleClaim(why) => ApiError::new(ErrorCode::StaleClaim, why),
-            StoreError::BadLeaseSecret => ApiError::new(
-                ErrorCode::BadLeaseSecret,
-                "this acts on a live grant: send that grant's leaseSecret, from its grant reply",
-            ),
-            StoreError::BadClaimSecret => ApiError::new(
-                ErrorCode::BadClaimSecret,
-                "this acts on a live claim: send that claim's claimSecret, from its claim reply",
-            ),
+            StoreError::BadLeaseSecret => Refusal::bad_lease_secret().into(),
+            StoreError::BadClaimSecret => Refusal::bad_claim_secret().into(),
             e @ (StoreError::Storage(_) | StoreError::GroupFailed(_)) => {
                 tracing::error!(error = %e, "storage failed");
                 ApiError::new(

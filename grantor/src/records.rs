@@ -172,7 +172,12 @@ pub(crate) fn stale_claim(why: StaleClaim, token: u64) -> StoreError {
 
 /// JSON text of a value to store; failing only on a value serde cannot represent.
 pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(format!("serialising: {e}")))
+    serde_json::to_string(value).map_err(serialising)
+}
+
+/// A value that could not be serialised as JSON: nothing the grantor writes is like that.
+pub(crate) fn serialising(e: serde_json::Error) -> StoreError {
+    StoreError::Corrupt(format!("serialising: {e}"))
 }
 
 /// A stored JSON text read back; unreadable means the database was altered behind our back.

@@ -40,11 +40,12 @@ use tenure::protocol::{
     RenewReply, RenewRequest, StatusReply, Token, WatchReply, MAX_REQUEST_DURATION_MS,
 };
 
+use tenure::requests::{grant_fingerprint, renew_fingerprint};
 use tenure::rules::{self, Ending, GrantDecision, Handoff, LeaseState, LiveGrant, Recorded};
 
 use crate::records::{
-    from_i64, to_i64, to_json, token, DurationLimits, StoreError, DEFAULT_MAX_ATTEMPTS,
-    OUTCOMES_KEPT_PER_RESOURCE,
+    from_i64, serialising, to_i64, to_json, token, DurationLimits, StoreError,
+    DEFAULT_MAX_ATTEMPTS, OUTCOMES_KEPT_PER_RESOURCE,
 };
 use crate::secrets::{self, Secrets, SERVER_KEY_LEN};
 
@@ -355,7 +356,7 @@ impl Store {
     /// (`leaseSecret`); without it the request is denied like any other holder's, so knowing a
     /// holder's name is not enough to supersede its grant.
     pub fn grant(&mut self, req: &GrantRequest) -> Result<GrantReply, StoreError> {
-        let request = format!("grant:{}", to_json(&without_secret(req))?);
+        let request = grant_fingerprint(req).map_err(serialising)?;
         let proof = self
             .secrets
             .lease_proof(&req.resource, req.lease_secret.clone());
@@ -448,7 +449,7 @@ impl Store {
     /// Only a renewal that lengthens the recorded duration must reach the disk before its reply;
     /// see the module's documentation for why the others need not.
     pub fn renew(&mut self, req: &RenewRequest) -> Result<RenewReply, StoreError> {
-        let request = format!("renew:{}", to_json(&without_renew_secret(req))?);
+        let request = renew_fingerprint(req).map_err(serialising)?;
         let proven = self
             .secrets
             .lease_proof(&req.resource, req.lease_secret.clone())
@@ -980,23 +981,6 @@ impl Store {
                 .execute(params![resource, OUTCOMES_KEPT_PER_RESOURCE])?;
         }
         Ok(())
-    }
-}
-
-/// The request as it is recorded for telling retries apart: never with its secret, which the
-/// grantor does not store.
-fn without_secret(req: &GrantRequest) -> GrantRequest {
-    GrantRequest {
-        lease_secret: None,
-        ..req.clone()
-    }
-}
-
-/// See [`without_secret`].
-fn without_renew_secret(req: &RenewRequest) -> RenewRequest {
-    RenewRequest {
-        lease_secret: None,
-        ..req.clone()
     }
 }
 

@@ -49,10 +49,12 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row};
 
 use self::groups::RenewalGroups;
+use tenure::requests::{grant_fingerprint, renew_fingerprint};
 use tenure::rules::{self, Ending, GrantDecision, Handoff, LeaseState, LiveGrant, Recorded};
 
 use crate::records::{
-    from_i64, to_i64, to_json, token, DurationLimits, StoreError, OUTCOMES_KEPT_PER_RESOURCE,
+    from_i64, serialising, to_i64, to_json, token, DurationLimits, StoreError,
+    OUTCOMES_KEPT_PER_RESOURCE,
 };
 use crate::secrets::{self, LeaseProof, Secrets, SERVER_KEY_LEN};
 
@@ -534,12 +536,7 @@ impl PgStore {
     /// A holder re-granting its own live grant must present that grant's secret, or it is denied
     /// like any other holder.
     pub async fn grant(&self, req: &GrantRequest) -> Result<GrantReply, StoreError> {
-        let bare = GrantRequest {
-            lease_secret: None,
-            ..req.clone()
-        };
-        // Recorded without the secret, which the grantor never stores.
-        let request = format!("grant:{}", to_json(&bare)?);
+        let request = grant_fingerprint(req).map_err(serialising)?;
         let proof = self
             .secrets
             .lease_proof(&req.resource, req.lease_secret.clone());
@@ -548,7 +545,10 @@ impl PgStore {
             .transact(|tx| {
                 Box::pin(grant_in(
                     tx,
-                    bare.clone(),
+                    GrantRequest {
+                        lease_secret: None,
+                        ..req.clone()
+                    },
                     proof.clone(),
                     request.clone(),
                     duration_ms,
@@ -594,18 +594,17 @@ impl PgStore {
         let elements = reqs
             .iter()
             .map(|req| {
-                let bare = RenewRequest {
-                    lease_secret: None,
-                    ..req.clone()
-                };
                 Ok(BatchElement {
-                    request: format!("renew:{}", to_json(&bare)?),
+                    request: renew_fingerprint(req).map_err(serialising)?,
                     proven: self
                         .secrets
                         .lease_proof(&req.resource, req.lease_secret.clone())
                         .proves(req.token.get()),
                     duration_ms: self.limits.clamp(req.duration_ms),
-                    req: bare,
+                    req: RenewRequest {
+                        lease_secret: None,
+                        ..req.clone()
+                    },
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;

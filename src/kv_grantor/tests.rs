@@ -1,0 +1,433 @@
+use super::*;
+use crate::protocol::{RenewRefusal, Token};
+use crate::secrets::SERVER_KEY_LEN;
+
+const T0: u64 = 1_700_000_000_000;
+
+fn grantor(skew_ms: u64) -> KvGrantor {
+    KvGrantor::new(
+        Secrets::new([9; SERVER_KEY_LEN]),
+        DurationLimits::new(100, 60_000).unwrap(),
+        skew_ms,
+    )
+}
+
+fn grant_req(holder: &str, id: &str, duration_ms: u64, secret: Option<&str>) -> GrantRequest {
+    GrantRequest {
+        resource: "jobs".into(),
+        holder: holder.into(),
+        duration_ms,
+        request_id: id.into(),
+        lease_secret: secret.map(str::to_owned),
+    }
+}
+
+fn renew_req(holder: &str, token: u64, id: &str, secret: Option<&str>) -> RenewRequest {
+    RenewRequest {
+        resource: "jobs".into(),
+        holder: holder.into(),
+        token: Token::new(token).unwrap(),
+        duration_ms: 1_000,
+        request_id: id.into(),
+        lease_secret: secret.map(str::to_owned),
+    }
+}
+
+fn release_req(holder: &str, token: u64, secret: &str, hand_to: Option<&str>) -> ReleaseRequest {
+    ReleaseRequest {
+        resource: "jobs".into(),
+        holder: holder.into(),
+        token: Token::new(token).unwrap(),
+        lease_secret: Some(secret.into()),
+        hand_to: hand_to.map(str::to_owned),
+    }
+}
+
+/// A store of one lease record, as a binding keeps it: every write replaces the record.
+#[derive(Default)]
+struct Store {
+    lease: Option<LeaseRecord>,
+}
+
+impl Store {
+    fn grant(&mut self, g: &KvGrantor, req: &GrantRequest, now: u64) -> GrantReplyWithSecret {
+        let decided = g.grant(req, self.lease.as_ref(), now).unwrap();
+        if decided.write.is_some() {
+            self.lease = decided.write;
+        }
+        decided.reply
+    }
+
+    fn renew(
+        &mut self,
+        g: &KvGrantor,
+        req: &RenewRequest,
+        now: u64,
+    ) -> Result<RenewReply, Refusal> {
+        let decided = g.renew(req, self.lease.as_ref(), now)?;
+        if decided.write.is_some() {
+            self.lease = decided.write;
+        }
+        Ok(decided.reply)
+    }
+
+    fn release(&mut self, g: &KvGrantor, req: &ReleaseRequest, now: u64) -> bool {
+        let decided = g.release(req, self.lease.as_ref(), now).unwrap();
+        if decided.write.is_some() {
+            self.lease = decided.write;
+        }
+        decided.reply.released
+    }
+}
+
+#[test]
+fn a_grant_is_exclusive_until_it_runs_out_and_tokens_only_grow() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let a = store.grant(&g, &grant_req("a", "1", 1_000, None), T0);
+    assert!(a.reply.granted);
+    assert_eq!(a.reply.token, Some(Token::new(1).unwrap()));
+    assert_eq!(a.lease_secret.as_deref().map(str::len), Some(43));
+    let denied = store.grant(&g, &grant_req("b", "1", 1_000, None), T0 + 1_000);
+    assert!(!denied.reply.granted, "live up to and including its expiry");
+    assert_eq!(denied.reply.holder.as_deref(), Some("a"));
+    assert_eq!(denied.reply.expires_in_ms, Some(1));
+    assert_eq!(denied.lease_secret, None);
+    let b = store.grant(&g, &grant_req("b", "2", 1_000, None), T0 + 1_001);
+    assert_eq!(b.reply.token, Some(Token::new(2).unwrap()));
+    assert_ne!(b.lease_secret, a.lease_secret);
+}
+
+#[test]
+fn durations_are_clamped_to_the_limits() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let short = store.grant(&g, &grant_req("a", "1", 5, None), T0);
+    assert_eq!(short.reply.duration_ms, Some(100));
+    assert_eq!(store.lease.as_ref().unwrap().expires_at_ms, T0 + 100);
+}
+
+#[test]
+fn a_regrant_by_the_same_holder_needs_its_secret() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let first = store.grant(&g, &grant_req("a", "1", 1_000, None), T0);
+    let unproven = store.grant(&g, &grant_req("a", "2", 1_000, None), T0 + 10);
+    assert!(!unproven.reply.granted);
+    let secret = first.lease_secret.unwrap();
+    let proven = store.grant(&g, &grant_req("a", "3", 1_000, Some(&secret)), T0 + 10);
+    assert_eq!(proven.reply.token, Some(Token::new(2).unwrap()));
+}
+
+#[test]
+fn a_retried_grant_is_answered_as_its_first_attempt_and_a_reused_id_is_refused() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let req = grant_req("a", "1", 1_000, None);
+    let first = store.grant(&g, &req, T0);
+    let retry = g.grant(&req, store.lease.as_ref(), T0 + 400).unwrap();
+    assert_eq!(retry.write, None, "a retry acts no more");
+    assert_eq!(retry.reply.reply.token, first.reply.token);
+    assert_eq!(retry.reply.lease_secret, first.lease_secret);
+    assert_eq!(
+        retry.reply.reply.duration_ms,
+        Some(600),
+        "cut to what is left"
+    );
+    let other = grant_req("a", "1", 2_000, None);
+    assert_eq!(
+        g.grant(&other, store.lease.as_ref(), T0 + 400)
+            .unwrap_err()
+            .code,
+        ErrorCode::RequestIdReused
+    );
+    let as_renewal = renew_req("a", 1, "1", first.lease_secret.as_deref());
+    assert_eq!(
+        g.renew(&as_renewal, store.lease.as_ref(), T0 + 400)
+            .unwrap_err()
+            .code,
+        ErrorCode::RequestIdReused
+    );
+    // Once the grant ran out its retry is a denial, never a second grant.
+    let late = g.grant(&req, store.lease.as_ref(), T0 + 2_000).unwrap();
+    assert!(!late.reply.reply.granted);
+    assert_eq!(late.write, None);
+}
+
+#[test]
+fn outcomes_are_kept_for_the_latest_requests_only() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let first = store.grant(&g, &grant_req("a", "g", 60_000, None), T0);
+    let secret = first.lease_secret.unwrap();
+    for i in 0..OUTCOMES_KEPT + 3 {
+        let id = format!("r{i}");
+        let reply = store.renew(&g, &renew_req("a", 1, &id, Some(&secret)), T0 + 10);
+        assert!(reply.unwrap().renewed);
+    }
+    let record = store.lease.as_ref().unwrap();
+    assert_eq!(record.outcomes.len(), OUTCOMES_KEPT);
+    assert_eq!(record.outcomes[0].request_id, "r3");
+}
+
+#[test]
+fn a_renewal_needs_the_secret_extends_from_now_and_is_refused_once_ended() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let secret = store
+        .grant(&g, &grant_req("a", "1", 1_000, None), T0)
+        .lease_secret
+        .unwrap();
+    let without = store.renew(&g, &renew_req("a", 1, "2", None), T0 + 500);
+    assert_eq!(without.unwrap_err().code, ErrorCode::BadLeaseSecret);
+    let wrong = store.renew(&g, &renew_req("a", 1, "3", Some("x")), T0 + 500);
+    assert_eq!(wrong.unwrap_err().code, ErrorCode::BadLeaseSecret);
+    let renewed = store
+        .renew(&g, &renew_req("a", 1, "4", Some(&secret)), T0 + 900)
+        .unwrap();
+    assert!(renewed.renewed);
+    assert_eq!(store.lease.as_ref().unwrap().expires_at_ms, T0 + 1_900);
+    let replay = g
+        .renew(
+            &renew_req("a", 1, "4", Some(&secret)),
+            store.lease.as_ref(),
+            T0 + 1_500,
+        )
+        .unwrap();
+    assert_eq!(replay.reply.duration_ms, Some(400));
+    assert_eq!(replay.write, None);
+    let late = store
+        .renew(&g, &renew_req("a", 1, "5", Some(&secret)), T0 + 1_901)
+        .unwrap();
+    assert_eq!(late.reason, Some(RenewRefusal::Expired));
+    let other = store
+        .renew(&g, &renew_req("b", 1, "6", Some(&secret)), T0 + 10)
+        .unwrap();
+    assert_eq!(other.reason, Some(RenewRefusal::NotHolder));
+}
+
+#[test]
+fn a_release_frees_at_once_and_a_handover_keeps_the_resource_for_the_named_holder() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let secret = store
+        .grant(&g, &grant_req("a", "1", 5_000, None), T0)
+        .lease_secret
+        .unwrap();
+    assert!(store.release(&g, &release_req("a", 1, &secret, Some("c")), T0 + 10));
+    assert!(
+        !store.release(&g, &release_req("a", 1, &secret, None), T0 + 11),
+        "once"
+    );
+    let b = store.grant(&g, &grant_req("b", "1", 1_000, None), T0 + 20);
+    assert!(!b.reply.granted);
+    assert_eq!(b.reply.holder.as_deref(), Some("c"));
+    let watched = g.watch("jobs", store.lease.as_ref(), T0 + 20).unwrap();
+    assert_eq!(watched.handed_to.as_deref(), Some("c"));
+    assert_eq!(watched.version, 3);
+    let c = store.grant(&g, &grant_req("c", "1", 1_000, None), T0 + 30);
+    assert_eq!(c.reply.token, Some(Token::new(2).unwrap()));
+    assert_eq!(store.lease.as_ref().unwrap().handed_to, None);
+    // A handover lasts the released grant's duration at most (5 s here).
+    let mut later = Store::default();
+    let secret = later
+        .grant(&g, &grant_req("a", "1", 5_000, None), T0)
+        .lease_secret
+        .unwrap();
+    later.release(&g, &release_req("a", 1, &secret, Some("c")), T0);
+    assert!(
+        !later
+            .grant(&g, &grant_req("b", "2", 1_000, None), T0 + 5_000)
+            .reply
+            .granted
+    );
+    assert!(
+        later
+            .grant(&g, &grant_req("b", "3", 1_000, None), T0 + 5_001)
+            .reply
+            .granted
+    );
+}
+
+#[test]
+fn releasing_without_the_secret_is_refused_and_changes_nothing() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    store.grant(&g, &grant_req("a", "1", 5_000, None), T0);
+    let refused = g.release(
+        &release_req("a", 1, "wrong", None),
+        store.lease.as_ref(),
+        T0,
+    );
+    assert_eq!(refused.unwrap_err().code, ErrorCode::BadLeaseSecret);
+    let ran_out = g
+        .release(
+            &release_req("a", 1, "wrong", None),
+            store.lease.as_ref(),
+            T0 + 5_001,
+        )
+        .unwrap();
+    assert!(!ran_out.reply.released);
+    assert_eq!(ran_out.write.map(|r| r.state), Some(LeaseState::Expired));
+}
+
+#[test]
+fn a_revocation_tells_its_holder_and_the_next_grant_has_a_larger_token() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let secret = store
+        .grant(&g, &grant_req("a", "1", 5_000, None), T0)
+        .lease_secret
+        .unwrap();
+    let revoked = g.revoke(store.lease.as_ref(), T0 + 10);
+    assert!(revoked.reply.revoked);
+    store.lease = revoked.write;
+    assert!(!g.revoke(store.lease.as_ref(), T0 + 11).reply.revoked);
+    let b = store.grant(&g, &grant_req("b", "1", 1_000, None), T0 + 20);
+    assert_eq!(b.reply.token, Some(Token::new(2).unwrap()));
+    let told = store
+        .renew(&g, &renew_req("a", 1, "2", Some(&secret)), T0 + 30)
+        .unwrap();
+    assert_eq!(told.reason, Some(RenewRefusal::Revoked));
+}
+
+#[test]
+fn status_and_watch_report_the_live_grant_and_versions_only_grow() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let free = g.watch("jobs", None, T0).unwrap();
+    assert_eq!((free.version, free.holder), (1, None));
+    store.grant(&g, &grant_req("a", "1", 1_000, None), T0);
+    let held = g.status("jobs", store.lease.as_ref(), T0 + 400).unwrap();
+    assert_eq!(held.holder.as_deref(), Some("a"));
+    assert_eq!(held.expires_in_ms, Some(600));
+    assert_eq!(
+        g.watch("jobs", store.lease.as_ref(), T0).unwrap().version,
+        2
+    );
+    let ran_out = g.watch("jobs", store.lease.as_ref(), T0 + 1_001).unwrap();
+    assert_eq!((ran_out.version, ran_out.holder), (3, None));
+    assert_eq!(
+        g.status("jobs", store.lease.as_ref(), T0 + 1_001)
+            .unwrap()
+            .holder,
+        None
+    );
+}
+
+#[test]
+fn a_clock_skew_bound_keeps_a_grant_live_that_much_longer_everywhere() {
+    let g = grantor(500);
+    let mut store = Store::default();
+    let secret = store
+        .grant(&g, &grant_req("a", "1", 1_000, None), T0)
+        .lease_secret
+        .unwrap();
+    assert!(
+        !store
+            .grant(&g, &grant_req("b", "1", 1_000, None), T0 + 1_500)
+            .reply
+            .granted
+    );
+    let renewed = store
+        .renew(&g, &renew_req("a", 1, "2", Some(&secret)), T0 + 1_400)
+        .unwrap();
+    assert!(renewed.renewed, "still live on a clock that may run behind");
+    assert!(
+        store
+            .grant(&g, &grant_req("b", "2", 1_000, None), T0 + 2_901)
+            .reply
+            .granted
+    );
+}
+
+#[test]
+fn fenced_writes_land_in_token_order_and_need_the_grants_secret() {
+    let g = grantor(0);
+    let secrets = Secrets::new([9; SERVER_KEY_LEN]);
+    let write = |token: u64, secret: Option<String>, payload: &str| FencedWriteRequest {
+        resource: "jobs".into(),
+        payload: payload.to_owned(),
+        token: Token::new(token).unwrap(),
+        lease_secret: secret,
+    };
+    let mut fence: Option<FenceRecord<String>> = None;
+    let first = g
+        .fenced_write(
+            write(2, Some(secrets.lease("jobs", 2)), "two"),
+            fence.as_ref(),
+        )
+        .unwrap();
+    assert!(first.reply.accepted);
+    fence = first.write;
+    let older = g
+        .fenced_write(write(1, None, "one"), fence.as_ref())
+        .unwrap();
+    assert_eq!(
+        (older.reply.accepted, older.reply.last_token.get()),
+        (false, 2)
+    );
+    assert_eq!(older.write, None);
+    let unproven = g.fenced_write(write(3, None, "three"), fence.as_ref());
+    assert_eq!(unproven.unwrap_err().code, ErrorCode::BadLeaseSecret);
+    let wrong_resource = write(3, Some(secrets.lease("other", 3)), "three");
+    assert!(g.fenced_write(wrong_resource, fence.as_ref()).is_err());
+    let read = g.fenced_read(fence.as_ref()).unwrap();
+    assert_eq!(read.payload.as_deref(), Some("two"));
+    assert_eq!(read.last_token.map(Token::get), Some(2));
+    assert_eq!(g.fenced_read::<String>(None).unwrap().payload, None);
+}
+
+#[test]
+fn a_batch_renews_in_order_as_if_sent_one_by_one() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    let secret = store
+        .grant(&g, &grant_req("a", "1", 1_000, None), T0)
+        .lease_secret
+        .unwrap();
+    let mut leases = BTreeMap::from([("jobs".to_owned(), store.lease.clone())]);
+    let (results, changed) = g.renew_batch(
+        vec![
+            Ok(renew_req("a", 1, "2", Some(&secret))),
+            Ok(renew_req("a", 1, "3", None)),
+            Err(Refusal::new(
+                ErrorCode::BadHolder,
+                "holder must be printable",
+            )),
+            Ok(renew_req("a", 1, "2", Some(&secret))),
+        ],
+        &mut leases,
+        T0 + 500,
+    );
+    assert!(matches!(&results[0], RenewBatchResult::Reply(r) if r.renewed));
+    assert!(
+        matches!(&results[1], RenewBatchResult::Error(e) if e.error.code == "bad_lease_secret")
+    );
+    assert!(matches!(&results[2], RenewBatchResult::Error(e) if e.error.code == "bad_holder"));
+    assert!(matches!(&results[3], RenewBatchResult::Reply(r) if r.renewed));
+    assert_eq!(changed, ["jobs"]);
+    let record = leases["jobs"].as_ref().unwrap();
+    assert_eq!(record.expires_at_ms, T0 + 1_500);
+    assert_eq!(
+        record.outcomes.len(),
+        2,
+        "the grant and one renewal; its retry kept nothing"
+    );
+}
+
+#[test]
+fn records_read_back_as_written() {
+    let g = grantor(0);
+    let mut store = Store::default();
+    store.grant(&g, &grant_req("a", "1", 1_000, None), T0);
+    let record = store.lease.unwrap();
+    let text = serde_json::to_string(&record).unwrap();
+    assert!(text.contains(r#""state":"held""#), "{text}");
+    assert_eq!(serde_json::from_str::<LeaseRecord>(&text).unwrap(), record);
+    let bare: LeaseRecord = serde_json::from_str(
+        r#"{"token":3,"holder":"a","state":"released","expiresAtMs":5,"durationMs":5}"#,
+    )
+    .unwrap();
+    assert_eq!(bare.outcomes, []);
+}
