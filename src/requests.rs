@@ -5,16 +5,19 @@
 //! same codes, because they read them here.
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::protocol::{
     is_valid_name, ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, FailRequest,
     FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest, NextClaim,
     QueueStatsRequest, ReleaseRequest, RenewRequest, RevokeRequest, StatusRequest, WatchRequest,
-    MAX_ATTEMPTS, MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES, MAX_FENCED_PAYLOAD_BYTES,
-    MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES, MAX_QUEUE_LEN, MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN,
-    MAX_RESOURCE_LEN, MAX_RESULT_BYTES, MAX_TOKEN, MAX_WATCH_VERSION, MAX_WORKER_LEN,
+    MAX_ATTEMPTS, MAX_BATCH_RENEWALS, MAX_DEDUPE_KEY_LEN, MAX_ENQUEUE_ITEMS, MAX_ERROR_BYTES,
+    MAX_FENCED_PAYLOAD_BYTES, MAX_HOLDER_LEN, MAX_PAYLOAD_BYTES, MAX_QUEUE_LEN,
+    MAX_REQUEST_DURATION_MS, MAX_REQUEST_ID_LEN, MAX_RESOURCE_LEN, MAX_RESULT_BYTES, MAX_TOKEN,
+    MAX_WATCH_VERSION, MAX_WORKER_LEN,
 };
 use crate::rules;
 
@@ -81,6 +84,42 @@ impl From<rules::RuleError> for Refusal {
             rules::RuleError::BadLeaseSecret => Refusal::bad_lease_secret(),
             rules::RuleError::TokenExhausted => Refusal::token_exhausted(),
         }
+    }
+}
+
+/// The largest request body a grantor accepts, in bytes, on every route but
+/// `/v1/renew/batch`.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The largest batch body accepted, in bytes: 10,000 renewals of up to about 800 bytes each,
+/// names at their longest. Every other route keeps the 64 KiB limit.
+pub const MAX_BATCH_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// A batch as it arrives: the elements are kept as their JSON text, to be parsed one by one.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BatchBody {
+    renewals: Vec<Box<RawValue>>,
+}
+
+impl BatchBody {
+    /// Each element parsed and checked as a `/v1/renew` body alone, in order.
+    pub fn elements(&self) -> impl ExactSizeIterator<Item = Result<RenewRequest, Refusal>> + '_ {
+        self.renewals
+            .iter()
+            .map(|raw| parse_request(raw.get().as_bytes()))
+    }
+}
+
+impl Validate for BatchBody {
+    fn validate(&self) -> Result<(), Refusal> {
+        if (1..=MAX_BATCH_RENEWALS).contains(&self.renewals.len()) {
+            return Ok(());
+        }
+        Err(Refusal::new(
+            ErrorCode::BadBatch,
+            format!("renewals must hold 1 to {MAX_BATCH_RENEWALS} renewals"),
+        ))
     }
 }
 

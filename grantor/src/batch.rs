@@ -12,46 +12,21 @@
 //! (its code never is), so a whole reply stays within what a client reads of it.
 //!
 //! Rate limits count a batch as one request: it is one transaction, at most
-//! [`MAX_BATCH_RENEWALS`] elements and [`MAX_BATCH_BODY_BYTES`] bytes, and a client batches
+//! [`MAX_BATCH_RENEWALS`](tenure::protocol::MAX_BATCH_RENEWALS) elements and [`MAX_BATCH_BODY_BYTES`] bytes, and a client batches
 //! precisely to send fewer requests. (Counting elements would refuse forever any batch larger
 //! than a key's burst.)
 
 use axum::extract::State;
 use axum::Json;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use tenure::protocol::{
-    ErrorCode, ErrorReply, RenewBatchReply, RenewBatchResult, RenewRequest, MAX_BATCH_RENEWALS,
-    MAX_BATCH_RESULT_BYTES,
+    ErrorCode, ErrorReply, RenewBatchReply, RenewBatchResult, MAX_BATCH_RESULT_BYTES,
 };
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::extract::{parse_request, ApiJson, Refusal, Validate};
+use crate::extract::ApiJson;
 use crate::AppState;
-
-/// The largest batch body accepted, in bytes: 10,000 renewals of up to about 800 bytes each,
-/// names at their longest. Every other route keeps the 64 KiB limit.
-pub const MAX_BATCH_BODY_BYTES: usize = 8 * 1024 * 1024;
-
-/// A batch as it arrives: the elements are kept as their JSON text, to be parsed one by one.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BatchBody {
-    renewals: Vec<Box<RawValue>>,
-}
-
-impl Validate for BatchBody {
-    fn validate(&self) -> Result<(), Refusal> {
-        if (1..=MAX_BATCH_RENEWALS).contains(&self.renewals.len()) {
-            return Ok(());
-        }
-        Err(Refusal::new(
-            ErrorCode::BadBatch,
-            format!("renewals must hold 1 to {MAX_BATCH_RENEWALS} renewals"),
-        ))
-    }
-}
+pub use tenure::requests::{BatchBody, MAX_BATCH_BODY_BYTES};
 
 /// `POST /v1/renew/batch`: `{"renewals": [renew body, …]}` → `{"results": [renew reply or
 /// error body, …]}`, in order.
@@ -70,12 +45,11 @@ pub async fn renew_batch(
     })?;
     // Each element's own checks, exactly those of `/v1/renew`: its body, then its namespace. The
     // valid ones go to the storage; each slot keeps what the metrics need of its element.
-    let mut valid = Vec::with_capacity(body.renewals.len());
+    let mut valid = Vec::with_capacity(body.elements().len());
     let slots: Vec<Result<(String, String), ApiError>> = body
-        .renewals
-        .iter()
-        .map(|raw| {
-            let req: RenewRequest = parse_request(raw.get().as_bytes())?;
+        .elements()
+        .map(|req| {
+            let req = req?;
             caller.check_resource(&req.resource)?;
             let names = (req.resource.clone(), req.holder.clone());
             valid.push(req);

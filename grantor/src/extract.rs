@@ -7,12 +7,9 @@ use axum::extract::{FromRequest, Query, Request};
 use axum::http::header;
 use serde::de::DeserializeOwned;
 use tenure::protocol::ErrorCode;
-pub use tenure::requests::{parse_body, parse_request, Refusal, Validate};
+pub use tenure::requests::{parse_body, parse_request, Validate, MAX_BODY_BYTES};
 
 use crate::error::ApiError;
-
-/// The largest request body accepted, in bytes.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// When the request's body must have arrived; set on every request by the router.
 #[derive(Clone, Copy, Debug)]

@@ -44,6 +44,8 @@ use crate::requests::{self, Refusal};
 use crate::rules::{self, Ending, GrantDecision, Handoff, LeaseState, LiveGrant, Recorded};
 use crate::secrets::Secrets;
 
+pub mod ops;
+
 /// How many outcomes of successful grant and renewal requests a lease record keeps for retries.
 /// A retry of an older one is decided afresh, which is safe: a grant decided again is denied to
 /// a holder that does not present its live grant's secret, or granted under a new, larger token;

@@ -431,3 +431,128 @@ fn records_read_back_as_written() {
     .unwrap();
     assert_eq!(bare.outcomes, []);
 }
+
+mod routes {
+    use super::*;
+    use crate::kv_grantor::ops::{Op, Step};
+
+    /// A store of records as JSON text, as a binding keeps them, serving requests by route.
+    #[derive(Default)]
+    struct Records(BTreeMap<Key, Option<String>>);
+
+    impl Records {
+        fn serve(&mut self, g: &KvGrantor, path: &str, body: &str, now: u64) -> Step {
+            let op = match Op::parse(path, body.as_bytes()) {
+                Ok(op) => op,
+                Err(refusal) => return Step::refused(refusal),
+            };
+            let reads = op
+                .reads()
+                .into_iter()
+                .map(|key| {
+                    let value = self.0.get(&key).cloned().flatten();
+                    (key, value)
+                })
+                .collect();
+            let step = op.decide(g, &reads, now);
+            if let Step::Reply { writes, .. } = &step {
+                for (key, text) in writes {
+                    self.0.insert(key.clone(), Some(text.clone()));
+                }
+            }
+            step
+        }
+    }
+
+    fn reply(step: Step) -> (u16, serde_json::Value) {
+        match step {
+            Step::Reply { status, body, .. } => (status, serde_json::from_str(&body).unwrap()),
+            Step::Wait { .. } => panic!("waited"),
+        }
+    }
+
+    #[test]
+    fn requests_are_read_as_the_reference_grantor_reads_them() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        let (status, body) = reply(store.serve(&g, "/v1/nothing", "{}", T0));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (404, Some("not_found"))
+        );
+        let (status, body) = reply(store.serve(&g, "/v1/grant", r#"{"resource":"r"}"#, T0));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (400, Some("missing_field"))
+        );
+        let big = format!(r#"{{"resource":"{}"}}"#, "r".repeat(70_000));
+        let (status, body) = reply(store.serve(&g, "/v1/status", &big, T0));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (413, Some("body_too_large"))
+        );
+        assert!(store.0.is_empty(), "nothing written");
+    }
+
+    #[test]
+    fn a_grant_served_by_route_writes_its_record_and_a_watch_waits_for_a_change() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        let grant = r#"{"resource":"r","holder":"a","durationMs":1000,"requestId":"1"}"#;
+        let (status, body) = reply(store.serve(&g, "/v1/grant", grant, T0));
+        assert_eq!((status, body["granted"].as_bool()), (200, Some(true)));
+        assert_eq!(body["token"], 1);
+        assert!(body["leaseSecret"].is_string());
+        assert!(store.0.contains_key(&Key::Lease("r".into())));
+        let watch = r#"{"resource":"r","after":2}"#;
+        match store.serve(&g, "/v1/watch", watch, T0 + 10) {
+            Step::Wait { key, recheck, body } => {
+                assert_eq!(key, Key::Lease("r".into()));
+                assert_eq!(recheck, Some(Duration::from_millis(991)));
+                assert!(body.contains(r#""version":2"#), "{body}");
+            }
+            step => panic!("answered {step:?}"),
+        }
+        let (_, changed) = reply(store.serve(&g, "/v1/watch", watch, T0 + 1_001));
+        assert_eq!(
+            (changed["version"].as_u64(), changed["holder"].is_null()),
+            (Some(3), true)
+        );
+        let batch = format!(
+            r#"{{"renewals":[{{"resource":"r","holder":"a","token":1,"durationMs":1000,"requestId":"2","leaseSecret":{}}},{{"resource":""}}]}}"#,
+            body["leaseSecret"]
+        );
+        let (_, results) = reply(store.serve(&g, "/v1/renew/batch", &batch, T0 + 500));
+        assert_eq!(results["results"][0]["renewed"], true);
+        assert_eq!(results["results"][1]["error"]["code"], "missing_field");
+    }
+
+    #[test]
+    fn an_unreadable_record_fails_the_request_and_is_not_written_over() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        store.0.insert(Key::Lease("r".into()), Some("{".into()));
+        let grant = r#"{"resource":"r","holder":"a","durationMs":1000,"requestId":"1"}"#;
+        let (status, body) = reply(store.serve(&g, "/v1/grant", grant, T0));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (500, Some("internal"))
+        );
+        assert_eq!(store.0[&Key::Lease("r".into())].as_deref(), Some("{"));
+    }
+
+    #[test]
+    fn fenced_payloads_round_trip_as_json() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        let secret = Secrets::new([9; SERVER_KEY_LEN]).lease("r", 4);
+        let write = format!(
+            r#"{{"resource":"r","payload":{{"n":[1,2.5,"x"]}},"token":4,"leaseSecret":"{secret}"}}"#
+        );
+        let (_, written) = reply(store.serve(&g, "/v1/fenced/write", &write, T0));
+        assert_eq!(written["accepted"], true);
+        let (_, read) = reply(store.serve(&g, "/v1/fenced/read", r#"{"resource":"r"}"#, T0));
+        assert_eq!(read["payload"]["n"][1], 2.5);
+        assert_eq!(read["lastToken"], 4);
+    }
+}
