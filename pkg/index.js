@@ -5,6 +5,7 @@
 export { Lease, LeaseHolder, leasedRead } from "./api.js";
 export { adviseDuration } from "./advise.js";
 export { HttpGrantor } from "./http-grantor.js";
+export { DurableObjectGrantor } from "./durable-object-grantor.js";
 export { observe, Observation } from "./observe.js";
 export { EtcdGrantor } from "./etcd-grantor.js";
 export { RedisHttpGrantor } from "./redis-http-grantor.js";

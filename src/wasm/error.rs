@@ -3,6 +3,7 @@
 
 use wasm_bindgen::JsValue;
 
+#[cfg(any(feature = "lease", feature = "tabs"))]
 use crate::core::ConfigError;
 
 /// An `Error` carrying `code` and, for configuration errors, the offending `field`.
@@ -18,6 +19,7 @@ pub fn lease_error(code: &str, message: &str, field: Option<&str>) -> JsValue {
 }
 
 /// `ERR_LEASE_CONFIG` naming the bad option.
+#[cfg(any(feature = "lease", feature = "tabs"))]
 pub fn config_error(error: &ConfigError) -> JsValue {
     let mut message = String::with_capacity(error.field.len() + error.problem.len() + 1);
     message.push_str(error.field);

@@ -1,5 +1,6 @@
 //! Bindings to JavaScript globals. Globals, not `window`, so one build runs in windows, workers,
-//! Node, Deno and workerd.
+//! Node, Deno and workerd. The helpers for leases and holds are left out of the grantor-only
+//! module (`kv-grantor` alone), which keeps none.
 
 use wasm_bindgen::prelude::*;
 
@@ -25,17 +26,20 @@ extern "C" {
     fn then(this: &Thenable, on_fulfilled: &JsValue) -> js_sys::Promise;
 }
 
+#[cfg(any(feature = "lease", feature = "tabs"))]
 /// `promise.then(onFulfilled)` with any function, such as a one-shot closure (which `js_sys`
 /// does not take).
 pub fn then_call(promise: &js_sys::Promise, on_fulfilled: &JsValue) -> js_sys::Promise {
     promise.unchecked_ref::<Thenable>().then(on_fulfilled)
 }
 
+#[cfg(any(feature = "lease", feature = "tabs"))]
 /// Reads both clocks at once, as the core wants them.
 pub fn now_ms() -> (f64, f64) {
     (performance_now(), date_now())
 }
 
+#[cfg(any(feature = "lease", feature = "tabs"))]
 /// Clock readings as the core takes them. Readings that are no clock readings count as far in
 /// the future on the wall clock, which makes every lease and hold look expired: failing safe.
 pub fn reading(mono_ms: f64, wall_ms: f64) -> crate::core::Now {
@@ -43,6 +47,7 @@ pub fn reading(mono_ms: f64, wall_ms: f64) -> crate::core::Now {
         .unwrap_or(crate::core::Now::from_micros(0, u64::MAX / 2))
 }
 
+#[cfg(any(feature = "lease", feature = "tabs"))]
 /// A seed for retry jitter: seeds only need to differ between holders and workers, and
 /// `Math.random` is everywhere, `crypto` is not.
 pub fn random_seed() -> u64 {

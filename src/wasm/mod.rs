@@ -21,6 +21,8 @@ mod holder;
 #[cfg(feature = "grantors")]
 mod http_grantor;
 mod js;
+#[cfg(feature = "kv-grantor")]
+mod kv_grantor;
 #[cfg(feature = "lease")]
 mod lease;
 #[cfg(feature = "grantors")]
@@ -56,6 +58,8 @@ pub use claim::{describe_failure, ClaimerCore};
 pub use holder::HolderCore;
 #[cfg(feature = "grantors")]
 pub use http_grantor::HttpGrantorCore;
+#[cfg(feature = "kv-grantor")]
+pub use kv_grantor::{check_kv_grantor_options, KvGrantorCore};
 #[cfg(feature = "lease")]
 pub use lease::LeaseCore;
 #[cfg(feature = "tabs")]

@@ -1,0 +1,25 @@
+// DurableObjectGrantor: an HttpGrantor whose requests go to a LeaseGrantorObject through a Durable
+// Object namespace binding (`stub.fetch`), with no public HTTP hop.
+
+import { HttpGrantor } from "./http-grantor.js";
+import { LeaseError } from "./errors.js";
+
+/**
+ * A grantor living in a Durable Object (`LeaseGrantorObject` from "tenure/durable-object"),
+ * reached through its namespace binding: `new DurableObjectGrantor({namespace: env.GRANTOR})`.
+ * `name` picks the object (one object serves every resource of a name; "tenure" by default).
+ * Every HttpGrantor option but `baseUrl` and `fetch` applies.
+ */
+export class DurableObjectGrantor extends HttpGrantor {
+  constructor(options = {}) {
+    const { namespace, name = "tenure", ...client } = options;
+    if (typeof namespace?.idFromName !== "function" || typeof namespace?.get !== "function") {
+      throw new LeaseError("ERR_LEASE_CONFIG", "namespace must be a Durable Object namespace binding", { field: "namespace" });
+    }
+    if (typeof name !== "string" || name === "") {
+      throw new LeaseError("ERR_LEASE_CONFIG", "name must be a non-empty string", { field: "name" });
+    }
+    const stub = namespace.get(namespace.idFromName(name));
+    super({ ...client, baseUrl: "https://durable-object.tenure.invalid", fetch: (url, init) => stub.fetch(url, init) });
+  }
+}

@@ -1,0 +1,102 @@
+// tenure/durable-object: LeaseGrantorObject, a grantor that lives in a Cloudflare Durable Object,
+// for Workers that want leases, fenced writes and watches with no grantor server. Export it from
+// your Worker, bind it as a Durable Object namespace, and reach it with DurableObjectGrantor (from
+// "tenure") through the binding, or over HTTP through your Worker. Every decision is the
+// WebAssembly grantor's (src/kv_grantor, the reference grantor's rules); this file only reaches
+// the object's storage.
+
+import module from "./glue-edge/tenure_bg.wasm";
+import { kvGrantorCore, provideEdgeCore } from "./edge-core.js";
+
+// workerd may not compile WebAssembly from bytes: the module arrives compiled, as an import.
+provideEdgeCore(() => module);
+
+const SERVER_KEY = "serverKey";
+
+/**
+ * A Durable Object serving the tenure grantor protocol (`POST /v1/grant`, `/v1/renew`,
+ * `/v1/renew/batch`, `/v1/release`, `/v1/status`, `/v1/watch`, `/v1/revoke`, `/v1/fenced/write`,
+ * `/v1/fenced/read`) from its transactional storage.
+ *
+ * One object serves every resource of one grantor name (DurableObjectGrantor's `name`): a
+ * renewal batch spans resources, and one object orders all of them with no coordination. For
+ * more throughput than one object gives, use several names. Records are kept for good, so tokens
+ * only grow across evictions and restarts; expiry is judged on each request from the recorded
+ * expiry on the object's clock.
+ *
+ * It answers every request it is sent: put your own checks (who may revoke, who may reach it at
+ * all) in the Worker in front of it. To change the granted durations, subclass it and override
+ * `grantorOptions(env)` to return `{minDurationMs, maxDurationMs}`.
+ */
+export class LeaseGrantorObject {
+  #core = null;
+  /** Each record's count of commits in this instance: what a commit checks its reads against. */
+  #versions = new Map();
+  /** Watches waiting for a record to change, by storage key. */
+  #waiting = new Map();
+
+  constructor(ctx, env) {
+    const storage = ctx.storage;
+    // No request is served until the server key is read (or made and stored).
+    ctx.blockConcurrencyWhile(async () => {
+      let serverKey = await storage.get(SERVER_KEY);
+      if (!(serverKey instanceof Uint8Array)) {
+        serverKey = crypto.getRandomValues(new Uint8Array(32));
+        await storage.put(SERVER_KEY, serverKey);
+      }
+      this.#core = kvGrantorCore(this.#store(storage), { ...this.grantorOptions(env), serverKey });
+    });
+  }
+
+  /** Settings for the grantor: `{minDurationMs, maxDurationMs}`; none by default. */
+  grantorOptions(_env) {
+    return {};
+  }
+
+  async fetch(request) {
+    const body = request.method === "POST" ? await request.text() : "";
+    const reply = await this.#core.serve(request.method, new URL(request.url).pathname, body);
+    return new Response(reply.body, { status: reply.status, headers: { "content-type": "application/json" } });
+  }
+
+  /**
+   * The store the grantor reads and commits through. The object runs one request's code at a
+   * time, but a request waits for its reads; a commit is refused (and the request decided again)
+   * when a record it read was written meanwhile.
+   */
+  #store(storage) {
+    const keyOf = (kind, name) => `${kind}:${name}`;
+    return {
+      read: async (keys) => {
+        const names = keys.map(([kind, name]) => keyOf(kind, name));
+        const stamp = names.map((name) => [name, this.#versions.get(name) ?? 0]);
+        const stored = names.length === 0 ? new Map() : await storage.get(names);
+        return { values: names.map((name) => stored.get(name)), stamp };
+      },
+      commit: async (stamp, writes) => {
+        if (stamp.some(([name, version]) => (this.#versions.get(name) ?? 0) !== version)) return false;
+        const entries = Object.fromEntries(writes.map(([kind, name, text]) => [keyOf(kind, name), text]));
+        // Not awaited before the bookkeeping below, so nothing runs in between; the object's
+        // output gate holds the reply until the write is durable.
+        const written = storage.put(entries);
+        for (const name of Object.keys(entries)) {
+          this.#versions.set(name, (this.#versions.get(name) ?? 0) + 1);
+          for (const wake of this.#waiting.get(name) ?? []) wake();
+          this.#waiting.delete(name);
+        }
+        await written;
+        return true;
+      },
+      changed: (kind, name, waitMs) =>
+        new Promise((resolve) => {
+          const key = keyOf(kind, name);
+          const timer = setTimeout(resolve, waitMs);
+          const wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), wake]);
+        }),
+    };
+  }
+}
