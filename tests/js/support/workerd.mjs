@@ -29,10 +29,37 @@ function packageModules() {
       modules.push({ type: "CompiledWasm", path, contents: readFileSync(join(pkgDir, file)) });
     }
   }
-  // `import ... from "tenure"` resolves to a module of that name: let it be the workerd entry.
+  // `import ... from "tenure"` resolves to a module of that name: let it be the workerd entry,
+  // and likewise each subpath the package exports for workerd.
   const entry = workerdEntry().replace(/^\.\//, "");
   modules.push({ type: "ESModule", path: "tenure", contents: `export * from "./tenure/${entry}";\n` });
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    const file = target?.workerd?.default;
+    if (subpath === "." || file === undefined) continue;
+    const path = `tenure/${subpath.slice(2)}`;
+    modules.push({ type: "ESModule", path, contents: `export * from "./${file.slice(2)}";\n` });
+  }
   return modules;
+}
+
+/**
+ * Starts workerd with `workers` (Miniflare's worker options, each without `modules`), each
+ * given `fixtureDir`'s file named by its `entry` as its main module, and the package, plus
+ * `options` for the whole instance. Resolves the Miniflare instance, ready.
+ */
+export async function startWorkers({ fixtureDir, workers, ...options }) {
+  const modules = packageModules();
+  const mf = new Miniflare({
+    ...options,
+    workers: workers.map(({ entry, ...worker }) => ({
+      ...worker,
+      modules: [{ type: "ESModule", path: entry, contents: readFileSync(join(fixtureDir, entry), "utf8") }, ...modules],
+      modulesRoot: "/",
+      compatibilityDate: "2025-07-01",
+    })),
+  });
+  await mf.ready;
+  return mf;
 }
 
 /**

@@ -1,0 +1,56 @@
+// A LeaseGrantorObject in workerd through Miniflare, behind the grantor Worker of
+// tests/js/fixtures/durable-object, listening on 127.0.0.1 and keeping its storage in a directory
+// of its own, so a test can restart workerd on the same storage or evict the object.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startWorkers } from "./workerd.mjs";
+
+const fixtureDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "durable-object");
+
+/**
+ * Starts the grantor Worker (and any `workers` beside it, given the GRANTOR binding too).
+ * Resolves `{url(name), namespace(), mf, restart(), evict(name), stop()}`: `url(name)` is the base
+ * URL of the object `name` over HTTP, `namespace()` the binding as Node sees it.
+ */
+export async function startDurableObjectGrantor({ workers = [], fixtures = fixtureDir } = {}) {
+  const storage = mkdtempSync(join(tmpdir(), "tenure-do-"));
+  const start = () =>
+    startWorkers({
+      fixtureDir: fixtures,
+      port: 0,
+      host: "127.0.0.1",
+      durableObjectsPersist: storage,
+      workers: [
+        { name: "grantor", entry: "grantor-worker.js", durableObjects: { GRANTOR: "TestGrantorObject" } },
+        ...workers.map((worker) => ({ ...worker, durableObjects: { GRANTOR: { className: "TestGrantorObject", scriptName: "grantor" } } })),
+      ],
+    });
+  let mf = await start();
+  let base = String(await mf.ready);
+  const handle = {
+    get mf() {
+      return mf;
+    },
+    url: (name = "tenure") => new URL(`/grantor/${name}/`, base).href,
+    namespace: () => mf.getDurableObjectNamespace("GRANTOR", "grantor"),
+    /** Stops workerd and starts it again on the same storage. */
+    async restart() {
+      await mf.dispose();
+      mf = await start();
+      base = String(await mf.ready);
+    },
+    /** Drops the object's instance; the next request makes a new one from storage. */
+    async evict(name = "tenure") {
+      const reply = await fetch(new URL("test/evict", handle.url(name)), { method: "POST" });
+      await reply.arrayBuffer();
+    },
+    async stop() {
+      await mf.dispose();
+      rmSync(storage, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
