@@ -14,6 +14,12 @@ provideEdgeCore(inlineEdgeModule);
 const READ_CHUNK = 10;
 
 /**
+ * How often a watch looks for a change, in ms: Deno KV's own watch does not see writes by other
+ * processes sharing a local database, so a watch reads the record's versionstamp again.
+ */
+const WATCH_POLL_MS = 50;
+
+/**
  * The store object the grantor reads and commits through, over `kv` under `prefix`: commits are
  * atomic operations checked on the versionstamps read, so grantors in any number of processes
  * sharing the database decide as one.
@@ -21,35 +27,47 @@ const READ_CHUNK = 10;
 function kvStore(kv, prefix) {
   const keyOf = (kind, name) => [...prefix, kind, name];
   return {
-    async read(keys) {
+    async read(gets, ranges) {
       const entries = [];
-      for (let i = 0; i < keys.length; i += READ_CHUNK) {
-        const chunk = keys.slice(i, i + READ_CHUNK).map(([kind, name]) => keyOf(kind, name));
+      for (let i = 0; i < gets.length; i += READ_CHUNK) {
+        const chunk = gets.slice(i, i + READ_CHUNK).map(([kind, name]) => keyOf(kind, name));
         entries.push(...(await kv.getMany(chunk)));
       }
-      return {
-        values: entries.map((entry) => entry.value ?? undefined),
-        stamp: entries.map(({ key, versionstamp }) => ({ key, versionstamp })),
-      };
+      const stamp = entries.map(({ key, versionstamp }) => ({ key, versionstamp }));
+      const found = [];
+      for (const [kind, start, end, limit] of ranges) {
+        const listed = [];
+        const selector = { start: keyOf(kind, start), end: keyOf(kind, end) };
+        for await (const entry of kv.list(selector, { limit, batchSize: Math.min(limit, 1000) })) {
+          listed.push([entry.key.at(-1), entry.value]);
+          stamp.push({ key: entry.key, versionstamp: entry.versionstamp });
+        }
+        found.push(listed);
+      }
+      return { values: entries.map((entry) => entry.value ?? undefined), ranges: found, stamp };
     },
-    async commit(stamp, writes) {
+    async commit(stamps, writes) {
       let operation = kv.atomic();
-      for (const check of stamp) operation = operation.check(check);
-      for (const [kind, name, text] of writes) operation = operation.set(keyOf(kind, name), text);
-      const result = await operation.commit();
-      return result.ok;
+      for (const check of stamps.flat()) operation = operation.check(check);
+      for (const [kind, name, text] of writes) {
+        operation = text === undefined ? operation.delete(keyOf(kind, name)) : operation.set(keyOf(kind, name), text);
+      }
+      try {
+        return (await operation.commit()).ok;
+      } catch (error) {
+        // Another process holds SQLite's write lock: nothing was written, so the request is
+        // decided again, as after a failed check.
+        if (/database is locked/.test(String(error?.message))) return false;
+        throw error;
+      }
     },
     async changed(kind, name, waitMs) {
-      // The first value a watch yields is the record as it is now; the next is a change.
-      const stream = kv.watch([keyOf(kind, name)]);
-      const reader = stream.getReader();
-      let timer;
-      try {
-        await reader.read();
-        await Promise.race([reader.read(), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-      } finally {
-        clearTimeout(timer);
-        await reader.cancel().catch(() => {});
+      const key = keyOf(kind, name);
+      const { versionstamp } = await kv.get(key);
+      const until = Date.now() + waitMs;
+      while (Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(WATCH_POLL_MS, until - Date.now())));
+        if ((await kv.get(key)).versionstamp !== versionstamp) return;
       }
     },
   };

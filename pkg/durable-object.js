@@ -16,7 +16,7 @@ const SERVER_KEY = "serverKey";
 /**
  * A Durable Object serving the tenure grantor protocol (`POST /v1/grant`, `/v1/renew`,
  * `/v1/renew/batch`, `/v1/release`, `/v1/status`, `/v1/watch`, `/v1/revoke`, `/v1/fenced/write`,
- * `/v1/fenced/read`) from its transactional storage.
+ * `/v1/fenced/read` and the work queues' `/v1/queues/...`) from its transactional storage.
  *
  * One object serves every resource of one grantor name (DurableObjectGrantor's `name`): a
  * renewal batch spans resources, and one object orders all of them with no coordination. For
@@ -66,23 +66,43 @@ export class LeaseGrantorObject {
    */
   #store(storage) {
     const keyOf = (kind, name) => `${kind}:${name}`;
+    const versionOf = (key) => this.#versions.get(key) ?? 0;
     return {
-      read: async (keys) => {
-        const names = keys.map(([kind, name]) => keyOf(kind, name));
-        const stamp = names.map((name) => [name, this.#versions.get(name) ?? 0]);
+      read: async (gets, ranges) => {
+        const names = gets.map(([kind, name]) => keyOf(kind, name));
+        const stamp = names.map((key) => [key, versionOf(key)]);
         const stored = names.length === 0 ? new Map() : await storage.get(names);
-        return { values: names.map((name) => stored.get(name)), stamp };
+        const found = [];
+        for (const [kind, start, end, limit] of ranges) {
+          const prefix = `${kind}:`;
+          const listed = await storage.list({ start: prefix + start, end: prefix + end, limit });
+          const entries = [];
+          for (const [key, text] of listed) {
+            entries.push([key.slice(prefix.length), text]);
+            stamp.push([key, versionOf(key)]);
+          }
+          found.push(entries);
+          // A record added to the range since is a change too: the range's own version.
+          stamp.push([prefix, versionOf(prefix)]);
+        }
+        return { values: names.map((key) => stored.get(key)), ranges: found, stamp };
       },
-      commit: async (stamp, writes) => {
-        if (stamp.some(([name, version]) => (this.#versions.get(name) ?? 0) !== version)) return false;
-        const entries = Object.fromEntries(writes.map(([kind, name, text]) => [keyOf(kind, name), text]));
+      commit: async (stamps, writes) => {
+        if (stamps.flat().some(([key, version]) => versionOf(key) !== version)) return false;
+        const puts = {};
+        const deletes = [];
+        for (const [kind, name, text] of writes) {
+          if (text === undefined) deletes.push(keyOf(kind, name));
+          else puts[keyOf(kind, name)] = text;
+        }
         // Not awaited before the bookkeeping below, so nothing runs in between; the object's
-        // output gate holds the reply until the write is durable.
-        const written = storage.put(entries);
-        for (const name of Object.keys(entries)) {
-          this.#versions.set(name, (this.#versions.get(name) ?? 0) + 1);
-          for (const wake of this.#waiting.get(name) ?? []) wake();
-          this.#waiting.delete(name);
+        // output gate holds the reply until the writes are durable.
+        const written = Promise.all([storage.put(puts), deletes.length === 0 ? null : storage.delete(deletes)]);
+        for (const [kind, name] of writes) {
+          const key = keyOf(kind, name);
+          for (const changed of [key, `${kind}:`]) this.#versions.set(changed, versionOf(changed) + 1);
+          for (const wake of this.#waiting.get(key) ?? []) wake();
+          this.#waiting.delete(key);
         }
         await written;
         return true;
@@ -90,11 +110,16 @@ export class LeaseGrantorObject {
       changed: (kind, name, waitMs) =>
         new Promise((resolve) => {
           const key = keyOf(kind, name);
-          const timer = setTimeout(resolve, waitMs);
           const wake = () => {
             clearTimeout(timer);
             resolve();
           };
+          const timer = setTimeout(() => {
+            const waiting = (this.#waiting.get(key) ?? []).filter((other) => other !== wake);
+            if (waiting.length === 0) this.#waiting.delete(key);
+            else this.#waiting.set(key, waiting);
+            resolve();
+          }, waitMs);
           this.#waiting.set(key, [...(this.#waiting.get(key) ?? []), wake]);
         }),
     };

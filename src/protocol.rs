@@ -634,6 +634,10 @@ pub struct FencedReadReply<P> {
     pub last_token: Option<Token>,
 }
 
+/// How many claims an item gets before it is dead-lettered, when its enqueue names no limit
+/// and the grantor is not configured otherwise.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+
 /// Longest queue name the protocol accepts, in bytes.
 pub const MAX_QUEUE_LEN: usize = 256;
 

@@ -78,6 +78,33 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// A claim token that is not the item's live claim, saying why.
+    pub fn stale_claim(why: rules::StaleClaim, token: u64) -> Refusal {
+        let token = token.to_string();
+        let message = match why {
+            rules::StaleClaim::Superseded { latest } => [
+                "claim token ",
+                &token,
+                " is stale: the item's latest claim token is ",
+                &latest.to_string(),
+            ]
+            .concat(),
+            rules::StaleClaim::OtherWorker => {
+                ["claim token ", &token, " belongs to another worker"].concat()
+            }
+            rules::StaleClaim::Completed => {
+                ["the item was already completed under claim token ", &token].concat()
+            }
+            rules::StaleClaim::Ended => {
+                ["the claim with token ", &token, " already ended"].concat()
+            }
+            rules::StaleClaim::RanOut => ["the claim with token ", &token, " ran out"].concat(),
+        };
+        Refusal::new(ErrorCode::StaleClaim, message)
+    }
+}
+
 impl From<rules::RuleError> for Refusal {
     fn from(e: rules::RuleError) -> Refusal {
         match e {

@@ -478,7 +478,8 @@ pub fn replayed_claim_ms(claim_ms: u64, left: Option<Duration>) -> Option<u64> {
 }
 
 /// How a work item stands, as a grantor records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ItemRecord {
     /// Waiting to be claimed: never claimed, or its last claim failed with attempts left.
     Pending,

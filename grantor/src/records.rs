@@ -14,8 +14,7 @@ use tenure::rules::{RuleError, StaleClaim};
 /// cover every retry of many concurrent holders, small enough to keep the table bounded.
 pub const OUTCOMES_KEPT_PER_RESOURCE: u32 = 1024;
 
-/// The default number of claims an item gets before it is dead-lettered.
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+pub use tenure::protocol::DEFAULT_MAX_ATTEMPTS;
 
 /// The grantor's configured range of lease durations; requests are clamped into it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,17 +156,7 @@ impl From<RuleError> for StoreError {
 
 /// The error for claim `token` not being the item's live claim, saying why.
 pub(crate) fn stale_claim(why: StaleClaim, token: u64) -> StoreError {
-    StoreError::StaleClaim(match why {
-        StaleClaim::Superseded { latest } => {
-            format!("claim token {token} is stale: the item's latest claim token is {latest}")
-        }
-        StaleClaim::OtherWorker => format!("claim token {token} belongs to another worker"),
-        StaleClaim::Completed => {
-            format!("the item was already completed under claim token {token}")
-        }
-        StaleClaim::Ended => format!("the claim with token {token} already ended"),
-        StaleClaim::RanOut => format!("the claim with token {token} ran out"),
-    })
+    StoreError::StaleClaim(tenure::requests::Refusal::stale_claim(why, token).message)
 }
 
 /// JSON text of a value to store; failing only on a value serde cannot represent.

@@ -45,6 +45,10 @@ use crate::rules::{self, Ending, GrantDecision, Handoff, LeaseState, LiveGrant, 
 use crate::secrets::Secrets;
 
 pub mod ops;
+pub mod queues;
+mod view;
+
+pub use view::{Halt, Read, Reads, View};
 
 /// How many outcomes of successful grant and renewal requests a lease record keeps for retries.
 /// A retry of an older one is decided afresh, which is safe: a grant decided again is denied to
@@ -53,13 +57,56 @@ pub mod ops;
 pub const OUTCOMES_KEPT: usize = 16;
 
 /// A record's place in the store. Each binding spells it its own way (a Durable Object's string
-/// key, a Deno KV key's parts) from [`Key::kind`] and [`Key::name`].
+/// key, a Deno KV key's parts) from [`Key::kind`] and [`Key::name`]; names of one kind sort as
+/// their records should be listed.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Key {
     /// A resource's [`LeaseRecord`].
     Lease(String),
     /// A resource's [`FenceRecord`].
     Fence(String),
+    /// The last item id given out, by every queue: ids are unique across queues, as the claim
+    /// secrets derived from them must be.
+    ItemCounter,
+    /// A work item's record ([`queues::ItemRecord`]).
+    Item(u64),
+    /// A queue's counts of items that reached a final state ([`queues::QueueRecord`]).
+    Queue(String),
+    /// The item a queue's dedupe key names.
+    Dedupe {
+        /// The queue.
+        queue: String,
+        /// The dedupe key.
+        key: String,
+    },
+    /// The item a worker's claim request (by its id) was given, for answering its retry.
+    ClaimRequest {
+        /// The queue.
+        queue: String,
+        /// The worker.
+        worker: String,
+        /// The claim request's id.
+        request_id: String,
+    },
+    /// An entry of a queue's due index: an item waiting to be claimed (due at 0) or claimed
+    /// until `due_ms`, when it may be claimed again.
+    Due {
+        /// The queue.
+        queue: String,
+        /// When the item may be claimed, ms on the grantor's clock (0: now).
+        due_ms: u64,
+        /// The item.
+        id: u64,
+    },
+}
+
+/// Separates the parts of a composite name: names are printable ASCII, so it appears in none.
+const PART: &str = "\n";
+
+/// Decimal digits enough for any `u64`, zero-padded so that numbers sort as text.
+fn padded(n: u64) -> String {
+    let digits = n.to_string();
+    ["0".repeat(20 - digits.len()), digits].concat()
 }
 
 impl Key {
@@ -68,14 +115,56 @@ impl Key {
         match self {
             Key::Lease(_) => "lease",
             Key::Fence(_) => "fence",
+            Key::ItemCounter => "items",
+            Key::Item(_) => "item",
+            Key::Queue(_) => "queue",
+            Key::Dedupe { .. } => "dedupe",
+            Key::ClaimRequest { .. } => "claim",
+            Key::Due { .. } => "due",
         }
     }
 
-    /// The resource (or other name) the record belongs to.
-    pub fn name(&self) -> &str {
+    /// The record's name among those of its kind.
+    pub fn name(&self) -> String {
         match self {
-            Key::Lease(name) | Key::Fence(name) => name,
+            Key::Lease(name) | Key::Fence(name) | Key::Queue(name) => name.clone(),
+            Key::ItemCounter => String::new(),
+            Key::Item(id) => padded(*id),
+            Key::Dedupe { queue, key } => [queue, PART, key].concat(),
+            Key::ClaimRequest {
+                queue,
+                worker,
+                request_id,
+            } => [queue, PART, worker, PART, request_id].concat(),
+            Key::Due { queue, due_ms, id } => {
+                [queue, PART, &padded(*due_ms), PART, &padded(*id)].concat()
+            }
         }
+    }
+
+    /// The key of kind `kind` named `name`, as a binding reads it back from a range.
+    pub fn parse(kind: &str, name: &str) -> Option<Key> {
+        let number = |text: &str| text.parse::<u64>().ok().filter(|_| text.len() == 20);
+        Some(match kind {
+            "lease" => Key::Lease(name.to_owned()),
+            "fence" => Key::Fence(name.to_owned()),
+            "items" if name.is_empty() => Key::ItemCounter,
+            "item" => Key::Item(number(name)?),
+            "queue" => Key::Queue(name.to_owned()),
+            "due" => {
+                let mut parts = name.split(PART);
+                let (queue, due, id) = (parts.next()?, parts.next()?, parts.next()?);
+                if parts.next().is_some() {
+                    return None;
+                }
+                Key::Due {
+                    queue: queue.to_owned(),
+                    due_ms: number(due)?,
+                    id: number(id)?,
+                }
+            }
+            _ => return None,
+        })
     }
 }
 
@@ -190,6 +279,7 @@ pub struct KvGrantor {
     secrets: Secrets,
     limits: DurationLimits,
     clock_skew_ms: u64,
+    default_max_attempts: u32,
 }
 
 impl KvGrantor {
@@ -201,7 +291,14 @@ impl KvGrantor {
             secrets,
             limits,
             clock_skew_ms,
+            default_max_attempts: crate::protocol::DEFAULT_MAX_ATTEMPTS,
         }
+    }
+
+    /// The same grantor, giving `max_attempts` claims to an item whose enqueue names no limit.
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> KvGrantor {
+        self.default_max_attempts = max_attempts;
+        self
     }
 
     /// How long the record's grant has left at `now_ms`, if it is recorded as held and live.

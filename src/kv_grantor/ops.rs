@@ -1,23 +1,45 @@
 //! The protocol's routes over [`KvGrantor`]: a request read from its path and JSON body
-//! ([`Op::parse`]), the records it reads ([`Op::reads`]), and its decision from them
-//! ([`Op::decide`]): the reply's status and JSON text and the records to write, as JSON text, in
-//! one atomic commit. A binding needs nothing else to serve the protocol from a key-value
-//! store: it reads, decides, commits, and answers.
+//! ([`Op::parse`]), the records it reads first ([`Op::reads`]), and its decision from what was
+//! read ([`Op::decide`]): more to read, or the reply's status and JSON text with the records to
+//! write (as JSON text; `None` deletes) in one atomic commit. A binding needs nothing else to
+//! serve the protocol from a key-value store: it reads, decides, commits and answers.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::view::{to_json, Halt, Read, Reads, View};
 use super::{Decided, FenceRecord, Key, KvGrantor, LeaseRecord};
 use crate::protocol::{
-    ErrorCode, ErrorReply, FencedReadRequest, FencedWriteRequest, GrantRequest, ReleaseRequest,
-    RenewBatchReply, RenewRequest, RevokeRequest, StatusRequest, WatchRequest,
+    ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, ErrorReply, FailRequest,
+    FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest,
+    QueueStatsRequest, ReleaseRequest, RenewBatchReply, RenewRequest, RevokeRequest, StatusRequest,
+    WatchRequest,
 };
 use crate::requests::{parse_request, BatchBody, Refusal, MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES};
 use crate::rules::{self, WatchStep};
+
+/// The protocol's routes, every one `POST`.
+pub const ROUTES: [&str; 16] = [
+    "/v1/grant",
+    "/v1/renew",
+    "/v1/renew/batch",
+    "/v1/release",
+    "/v1/status",
+    "/v1/watch",
+    "/v1/revoke",
+    "/v1/fenced/write",
+    "/v1/fenced/read",
+    "/v1/queues/enqueue",
+    "/v1/queues/claim",
+    "/v1/queues/heartbeat",
+    "/v1/queues/complete",
+    "/v1/queues/fail",
+    "/v1/queues/stats",
+    "/v1/queues/item",
+];
 
 /// A request, read and checked, to be decided.
 #[derive(Clone, Debug)]
@@ -40,25 +62,42 @@ pub enum Op {
     FencedWrite(FencedWriteRequest<Value>),
     /// `POST /v1/fenced/read`.
     FencedRead(FencedReadRequest),
+    /// `POST /v1/queues/enqueue`.
+    Enqueue(EnqueueRequest<Value>),
+    /// `POST /v1/queues/claim`.
+    Claim(ClaimRequest),
+    /// `POST /v1/queues/heartbeat`.
+    Heartbeat(HeartbeatRequest),
+    /// `POST /v1/queues/complete`.
+    Complete(CompleteRequest<Value>),
+    /// `POST /v1/queues/fail`.
+    Fail(FailRequest<Value>),
+    /// `POST /v1/queues/stats`.
+    QueueStats(QueueStatsRequest),
+    /// `POST /v1/queues/item`.
+    Item(ItemRequest),
 }
 
-/// What to do with a decided request.
+/// What to do next with a request being decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
-    /// Commit `writes` (each record's key and JSON text) atomically, then answer `status` with
-    /// the JSON text `body`. No writes: answer at once.
+    /// Read these too, then decide again with everything read.
+    Read(Vec<Read>),
+    /// Commit `writes` (each record's key and JSON text; `None` deletes) atomically, checked on
+    /// every record read, then answer `status` with the JSON text `body`. No writes: answer at
+    /// once.
     Reply {
         /// The HTTP status.
         status: u16,
         /// The reply's JSON text.
         body: String,
         /// The records to write.
-        writes: Vec<(Key, String)>,
+        writes: Vec<(Key, Option<String>)>,
     },
     /// A watch that has seen the current state: wait until `key`'s record changes, or `recheck`
     /// passes (the moment a live grant would run out, which nothing signals), then decide it
-    /// again; when the watch's own wait ([`Op::watch_wait`]) is over first, answer `body` (the
-    /// unchanged state) with status 200.
+    /// again from fresh reads; when the watch's own wait ([`Op::watch_wait`]) is over first,
+    /// answer `body` (the unchanged state) with status 200.
     Wait {
         /// The record whose change ends the wait.
         key: Key,
@@ -108,21 +147,34 @@ impl Op {
             "/v1/revoke" => Op::Revoke(parse_request(body)?),
             "/v1/fenced/write" => Op::FencedWrite(parse_request(body)?),
             "/v1/fenced/read" => Op::FencedRead(parse_request(body)?),
+            "/v1/queues/enqueue" => Op::Enqueue(parse_request(body)?),
+            "/v1/queues/claim" => Op::Claim(parse_request(body)?),
+            "/v1/queues/heartbeat" => Op::Heartbeat(parse_request(body)?),
+            "/v1/queues/complete" => Op::Complete(parse_request(body)?),
+            "/v1/queues/fail" => Op::Fail(parse_request(body)?),
+            "/v1/queues/stats" => Op::QueueStats(parse_request(body)?),
+            "/v1/queues/item" => Op::Item(parse_request(body)?),
             _ => return Err(Refusal::new(ErrorCode::NotFound, "no such route")),
         })
     }
 
-    /// The records the request is decided from.
-    pub fn reads(&self) -> Vec<Key> {
-        let lease = |resource: &str| vec![Key::Lease(resource.to_owned())];
+    /// The records read first (the rest, if any, [`Op::decide`] asks for).
+    pub fn reads(&self) -> Vec<Read> {
+        let lease = |resource: &str| vec![Read::Get(Key::Lease(resource.to_owned()))];
+        let item = |id: u64, queue: &str| {
+            vec![
+                Read::Get(Key::Item(id)),
+                Read::Get(Key::Queue(queue.to_owned())),
+            ]
+        };
         match self {
             Op::Grant(req) => lease(&req.resource),
             Op::Renew(req) => lease(&req.resource),
             Op::RenewBatch(reqs) => {
-                let mut keys: Vec<Key> = reqs
+                let mut keys: Vec<Read> = reqs
                     .iter()
                     .flatten()
-                    .map(|req| Key::Lease(req.resource.clone()))
+                    .map(|req| Read::Get(Key::Lease(req.resource.clone())))
                     .collect();
                 keys.sort();
                 keys.dedup();
@@ -132,8 +184,15 @@ impl Op {
             Op::Status(req) => lease(&req.resource),
             Op::Watch(req) => lease(&req.resource),
             Op::Revoke(req) => lease(&req.resource),
-            Op::FencedWrite(req) => vec![Key::Fence(req.resource.clone())],
-            Op::FencedRead(req) => vec![Key::Fence(req.resource.clone())],
+            Op::FencedWrite(req) => vec![Read::Get(Key::Fence(req.resource.clone()))],
+            Op::FencedRead(req) => vec![Read::Get(Key::Fence(req.resource.clone()))],
+            Op::Enqueue(_) => vec![Read::Get(Key::ItemCounter)],
+            Op::Claim(req) => vec![Read::Get(Key::Queue(req.queue.clone()))],
+            Op::Heartbeat(req) => item(req.item_id, &req.queue),
+            Op::Complete(req) => item(req.item_id, &req.queue),
+            Op::Fail(req) => item(req.item_id, &req.queue),
+            Op::QueueStats(req) => vec![Read::Get(Key::Queue(req.queue.clone()))],
+            Op::Item(req) => item(req.item_id, &req.queue),
         }
     }
 
@@ -146,137 +205,130 @@ impl Op {
         }
     }
 
-    /// Decides the request at `now_ms` from `records`, which holds the JSON text of every record
-    /// [`Op::reads`] named (`None`: not stored). A refusal is a [`Step::Reply`] too
-    /// ([`Step::refused`]).
-    pub fn decide(
-        &self,
-        grantor: &KvGrantor,
-        records: &BTreeMap<Key, Option<String>>,
-        now_ms: u64,
-    ) -> Step {
-        self.decided(grantor, records, now_ms)
-            .unwrap_or_else(Step::refused)
+    /// Decides the request at `now_ms` from `reads`. A refusal is a [`Step::Reply`] too
+    /// ([`Step::refused`]), and writes nothing.
+    pub fn decide(&self, grantor: &KvGrantor, reads: &Reads, now_ms: u64) -> Step {
+        let mut view = View::new(reads);
+        match self.decided(grantor, &mut view, now_ms) {
+            Ok(Decision::Reply(status, body)) => Step::Reply {
+                status,
+                body,
+                writes: view.into_writes(),
+            },
+            Ok(Decision::Wait(key, recheck, body)) => Step::Wait { key, recheck, body },
+            Err(Halt::Read(reads)) => Step::Read(reads),
+            Err(Halt::Refused(refusal)) => Step::refused(refusal),
+        }
     }
 
     fn decided(
         &self,
         grantor: &KvGrantor,
-        records: &BTreeMap<Key, Option<String>>,
+        view: &mut View<'_>,
         now_ms: u64,
-    ) -> Result<Step, Refusal> {
-        let lease = |resource: &str| read::<LeaseRecord>(records, Key::Lease(resource.to_owned()));
-        let fence =
-            |resource: &str| read::<FenceRecord<Value>>(records, Key::Fence(resource.to_owned()));
+    ) -> Result<Decision, Halt> {
+        let lease_key = |resource: &str| Key::Lease(resource.to_owned());
+        let lease = |view: &View<'_>, resource: &str| view.get::<LeaseRecord>(&lease_key(resource));
         match self {
             Op::Grant(req) => {
-                let decided = grantor.grant(req, lease(&req.resource)?.as_ref(), now_ms)?;
-                Ok(lease_reply(decided, &req.resource))
+                let record = lease(view, &req.resource)?;
+                let decided = grantor.grant(req, record.as_ref(), now_ms)?;
+                Ok(write_lease(view, decided, &req.resource))
             }
             Op::Renew(req) => {
-                let decided = grantor.renew(req, lease(&req.resource)?.as_ref(), now_ms)?;
-                Ok(lease_reply(decided, &req.resource))
+                let record = lease(view, &req.resource)?;
+                let decided = grantor.renew(req, record.as_ref(), now_ms)?;
+                Ok(write_lease(view, decided, &req.resource))
             }
             Op::RenewBatch(reqs) => {
                 let mut leases = BTreeMap::new();
-                for key in self.reads() {
-                    leases.insert(key.name().to_owned(), lease(key.name())?);
+                for req in reqs.iter().flatten() {
+                    leases.insert(req.resource.clone(), lease(view, &req.resource)?);
                 }
                 let (results, changed) = grantor.renew_batch(reqs.clone(), &mut leases, now_ms);
-                let writes = changed
-                    .into_iter()
-                    .filter_map(|resource| {
-                        let record = leases.get(&resource)?.as_ref()?;
-                        Some((Key::Lease(resource), to_json(record)))
-                    })
-                    .collect();
-                Ok(Step::Reply {
-                    status: 200,
-                    body: to_json(&RenewBatchReply { results }),
-                    writes,
-                })
+                for resource in changed {
+                    if let Some(Some(record)) = leases.get(&resource) {
+                        view.put(lease_key(&resource), record);
+                    }
+                }
+                Ok(ok(&RenewBatchReply { results }))
             }
             Op::Release(req) => {
-                let decided = grantor.release(req, lease(&req.resource)?.as_ref(), now_ms)?;
-                Ok(lease_reply(decided, &req.resource))
+                let record = lease(view, &req.resource)?;
+                let decided = grantor.release(req, record.as_ref(), now_ms)?;
+                Ok(write_lease(view, decided, &req.resource))
             }
             Op::Status(req) => {
-                let reply =
-                    grantor.status(&req.resource, lease(&req.resource)?.as_ref(), now_ms)?;
-                Ok(ok(&reply))
+                let record = lease(view, &req.resource)?;
+                Ok(ok(&grantor.status(
+                    &req.resource,
+                    record.as_ref(),
+                    now_ms,
+                )?))
             }
             Op::Watch(req) => {
-                let reply = grantor.watch(&req.resource, lease(&req.resource)?.as_ref(), now_ms)?;
+                let record = lease(view, &req.resource)?;
+                let reply = grantor.watch(&req.resource, record.as_ref(), now_ms)?;
                 Ok(match rules::watch_step(req.after, &reply) {
                     WatchStep::Answer => ok(&reply),
-                    WatchStep::Wait { recheck } => Step::Wait {
-                        key: Key::Lease(req.resource.clone()),
-                        recheck,
-                        body: to_json(&reply),
-                    },
+                    WatchStep::Wait { recheck } => {
+                        Decision::Wait(lease_key(&req.resource), recheck, to_json(&reply))
+                    }
                 })
             }
             Op::Revoke(req) => {
-                let decided = grantor.revoke(lease(&req.resource)?.as_ref(), now_ms);
-                Ok(lease_reply(decided, &req.resource))
+                let record = lease(view, &req.resource)?;
+                let decided = grantor.revoke(record.as_ref(), now_ms);
+                Ok(write_lease(view, decided, &req.resource))
             }
             Op::FencedWrite(req) => {
-                let decided = grantor.fenced_write(req.clone(), fence(&req.resource)?.as_ref())?;
-                Ok(Step::Reply {
-                    status: 200,
-                    body: to_json(&decided.reply),
-                    writes: decided
-                        .write
-                        .map(|record| (Key::Fence(req.resource.clone()), to_json(&record)))
-                        .into_iter()
-                        .collect(),
-                })
+                let key = Key::Fence(req.resource.clone());
+                let fence = view.get::<FenceRecord<Value>>(&key)?;
+                let decided = grantor.fenced_write(req.clone(), fence.as_ref())?;
+                if let Some(record) = &decided.write {
+                    view.put(key, record);
+                }
+                Ok(ok(&decided.reply))
             }
-            Op::FencedRead(req) => Ok(ok(&grantor.fenced_read(fence(&req.resource)?.as_ref())?)),
+            Op::FencedRead(req) => {
+                let fence = view.get::<FenceRecord<Value>>(&Key::Fence(req.resource.clone()))?;
+                Ok(ok(&grantor.fenced_read(fence.as_ref())?))
+            }
+            Op::Enqueue(req) => Ok(ok(&grantor.enqueue(req, view)?)),
+            Op::Claim(req) => Ok(ok(&grantor.claim(req, view, now_ms)?)),
+            Op::Heartbeat(req) => Ok(ok(&grantor.heartbeat(req, view, now_ms)?)),
+            Op::Complete(req) => Ok(ok(&grantor.complete(req, view, now_ms)?)),
+            Op::Fail(req) => Ok(ok(&grantor.fail(req, view, now_ms)?)),
+            Op::QueueStats(req) => Ok(ok(&grantor.queue_stats(&req.queue, view, now_ms)?)),
+            Op::Item(req) => Ok(ok(&grantor.item_reply(
+                &req.queue,
+                req.item_id,
+                view,
+                now_ms,
+            )?)),
         }
     }
 }
 
-/// The reply to a request on a lease record, with the record it writes.
-fn lease_reply<R: Serialize>(decided: Decided<R, LeaseRecord>, resource: &str) -> Step {
-    Step::Reply {
-        status: 200,
-        body: to_json(&decided.reply),
-        writes: decided
-            .write
-            .map(|record| (Key::Lease(resource.to_owned()), to_json(&record)))
-            .into_iter()
-            .collect(),
+/// A decision's end: a reply (status and JSON text; the view holds its writes), or a wait.
+enum Decision {
+    Reply(u16, String),
+    Wait(Key, Option<Duration>, String),
+}
+
+/// Writes a lease request's record, if it decided one, and answers its reply.
+fn write_lease<R: Serialize>(
+    view: &mut View<'_>,
+    decided: Decided<R, LeaseRecord>,
+    resource: &str,
+) -> Decision {
+    if let Some(record) = &decided.write {
+        view.put(Key::Lease(resource.to_owned()), record);
     }
+    ok(&decided.reply)
 }
 
-/// A successful reply that writes nothing.
-fn ok<R: Serialize>(reply: &R) -> Step {
-    Step::Reply {
-        status: 200,
-        body: to_json(reply),
-        writes: Vec::new(),
-    }
-}
-
-/// A record's stored text read back. One that cannot be read was not written by a grantor: the
-/// request fails, and nothing is written over it.
-fn read<T: DeserializeOwned>(
-    records: &BTreeMap<Key, Option<String>>,
-    key: Key,
-) -> Result<Option<T>, Refusal> {
-    let Some(text) = records.get(&key).and_then(Option::as_deref) else {
-        return Ok(None);
-    };
-    serde_json::from_str(text).map(Some).map_err(|_| {
-        Refusal::new(
-            ErrorCode::Internal,
-            ["the stored ", key.kind(), " record is unreadable"].concat(),
-        )
-    })
-}
-
-/// JSON text of a reply or record: the protocol's types and [`Value`] always serialise.
-fn to_json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+/// A successful reply.
+fn ok<R: Serialize>(reply: &R) -> Decision {
+    Decision::Reply(200, to_json(reply))
 }

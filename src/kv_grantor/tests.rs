@@ -435,39 +435,79 @@ fn records_read_back_as_written() {
 mod routes {
     use super::*;
     use crate::kv_grantor::ops::{Op, Step};
+    use crate::kv_grantor::{Read, Reads};
 
-    /// A store of records as JSON text, as a binding keeps them, serving requests by route.
+    /// A store of records as JSON text, as a binding keeps them, serving requests by route:
+    /// reads what a request asks for, round after round, then commits what it decided.
     #[derive(Default)]
-    struct Records(BTreeMap<Key, Option<String>>);
+    pub(super) struct Records(pub(super) BTreeMap<Key, String>);
 
     impl Records {
-        fn serve(&mut self, g: &KvGrantor, path: &str, body: &str, now: u64) -> Step {
+        pub(super) fn serve(&mut self, g: &KvGrantor, path: &str, body: &str, now: u64) -> Step {
             let op = match Op::parse(path, body.as_bytes()) {
                 Ok(op) => op,
                 Err(refusal) => return Step::refused(refusal),
             };
-            let reads = op
-                .reads()
-                .into_iter()
-                .map(|key| {
-                    let value = self.0.get(&key).cloned().flatten();
-                    (key, value)
-                })
-                .collect();
-            let step = op.decide(g, &reads, now);
-            if let Step::Reply { writes, .. } = &step {
-                for (key, text) in writes {
-                    self.0.insert(key.clone(), Some(text.clone()));
+            let mut reads = Reads::default();
+            let mut pending = op.reads();
+            for _ in 0..8 {
+                for read in pending.drain(..) {
+                    let found = self.read(&read);
+                    reads.add(read, found);
+                }
+                match op.decide(g, &reads, now) {
+                    Step::Read(more) => pending = more,
+                    step => {
+                        if let Step::Reply { writes, .. } = &step {
+                            for (key, text) in writes {
+                                match text {
+                                    Some(text) => self.0.insert(key.clone(), text.clone()),
+                                    None => self.0.remove(key),
+                                };
+                            }
+                        }
+                        return step;
+                    }
                 }
             }
-            step
+            panic!("{path} kept asking for more reads");
+        }
+
+        fn read(&self, read: &Read) -> Vec<(Key, String)> {
+            match read {
+                Read::Get(key) => self
+                    .0
+                    .get(key)
+                    .map(|text| vec![(key.clone(), text.clone())])
+                    .unwrap_or_default(),
+                Read::Range {
+                    kind,
+                    start,
+                    end,
+                    limit,
+                } => {
+                    let mut found: Vec<(String, Key, String)> = self
+                        .0
+                        .iter()
+                        .filter(|(key, _)| key.kind() == *kind)
+                        .map(|(key, text)| (key.name(), key.clone(), text.clone()))
+                        .filter(|(name, _, _)| start <= name && name < end)
+                        .collect();
+                    found.sort();
+                    found
+                        .into_iter()
+                        .take(*limit)
+                        .map(|(_, key, text)| (key, text))
+                        .collect()
+                }
+            }
         }
     }
 
-    fn reply(step: Step) -> (u16, serde_json::Value) {
+    pub(super) fn reply(step: Step) -> (u16, serde_json::Value) {
         match step {
             Step::Reply { status, body, .. } => (status, serde_json::from_str(&body).unwrap()),
-            Step::Wait { .. } => panic!("waited"),
+            step => panic!("no reply: {step:?}"),
         }
     }
 
@@ -531,14 +571,14 @@ mod routes {
     fn an_unreadable_record_fails_the_request_and_is_not_written_over() {
         let g = grantor(0);
         let mut store = Records::default();
-        store.0.insert(Key::Lease("r".into()), Some("{".into()));
+        store.0.insert(Key::Lease("r".into()), "{".into());
         let grant = r#"{"resource":"r","holder":"a","durationMs":1000,"requestId":"1"}"#;
         let (status, body) = reply(store.serve(&g, "/v1/grant", grant, T0));
         assert_eq!(
             (status, body["error"]["code"].as_str()),
             (500, Some("internal"))
         );
-        assert_eq!(store.0[&Key::Lease("r".into())].as_deref(), Some("{"));
+        assert_eq!(store.0[&Key::Lease("r".into())], "{");
     }
 
     #[test]
@@ -554,5 +594,267 @@ mod routes {
         let (_, read) = reply(store.serve(&g, "/v1/fenced/read", r#"{"resource":"r"}"#, T0));
         assert_eq!(read["payload"]["n"][1], 2.5);
         assert_eq!(read["lastToken"], 4);
+    }
+}
+
+mod queues {
+    use super::routes::{reply, Records};
+    use super::*;
+
+    fn enqueue(store: &mut Records, g: &KvGrantor, items: &str) -> serde_json::Value {
+        let body = format!(r#"{{"queue":"q","items":{items}}}"#);
+        let (status, reply) = reply(store.serve(g, "/v1/queues/enqueue", &body, T0));
+        assert_eq!(status, 200, "{reply}");
+        reply
+    }
+
+    fn claim(
+        store: &mut Records,
+        g: &KvGrantor,
+        worker: &str,
+        extra: &str,
+        now: u64,
+    ) -> serde_json::Value {
+        let body = format!(r#"{{"queue":"q","worker":"{worker}","claimMs":1000{extra}}}"#);
+        let (status, reply) = reply(store.serve(g, "/v1/queues/claim", &body, now));
+        assert_eq!(status, 200, "{reply}");
+        reply
+    }
+
+    fn settle(
+        store: &mut Records,
+        g: &KvGrantor,
+        route: &str,
+        claimed: &serde_json::Value,
+        worker: &str,
+        extra: &str,
+        now: u64,
+    ) -> (u16, serde_json::Value) {
+        let body = format!(
+            r#"{{"queue":"q","itemId":{},"worker":"{worker}","token":{},"claimSecret":{}{extra}}}"#,
+            claimed["item"]["id"], claimed["token"], claimed["claimSecret"]
+        );
+        reply(store.serve(g, route, &body, now))
+    }
+
+    fn stats(store: &mut Records, g: &KvGrantor, now: u64) -> [u64; 4] {
+        let (_, s) = reply(store.serve(g, "/v1/queues/stats", r#"{"queue":"q"}"#, now));
+        ["pending", "claimed", "done", "dead"].map(|k| s[k].as_u64().unwrap())
+    }
+
+    #[test]
+    fn items_are_claimed_in_order_once_each_and_deduplicated() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        let enqueued = enqueue(
+            &mut store,
+            &g,
+            r#"[{"payload":{"n":1},"dedupeKey":"a"},{"payload":{"n":2}},{"payload":{"n":3},"dedupeKey":"a"}]"#,
+        );
+        assert_eq!(
+            enqueued["items"][0],
+            serde_json::json!({"itemId": 1, "enqueued": true})
+        );
+        assert_eq!(
+            enqueued["items"][2],
+            serde_json::json!({"itemId": 1, "enqueued": false})
+        );
+        let again = enqueue(
+            &mut store,
+            &g,
+            r#"[{"payload":0,"dedupeKey":"a"},{"payload":4}]"#,
+        );
+        assert_eq!(again["items"][0]["enqueued"], false);
+        assert_eq!(again["items"][1]["itemId"], 3);
+        let first = claim(&mut store, &g, "w1", "", T0);
+        assert_eq!(
+            (first["item"]["id"].as_u64(), first["token"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert_eq!(first["item"]["payload"]["n"], 1);
+        assert!(first["claimSecret"].is_string());
+        let second = claim(&mut store, &g, "w2", "", T0);
+        assert_eq!(second["item"]["id"], 2);
+        assert_eq!(stats(&mut store, &g, T0), [1, 2, 0, 0]);
+        claim(&mut store, &g, "w3", "", T0);
+        assert_eq!(claim(&mut store, &g, "w4", "", T0)["claimed"], false);
+    }
+
+    #[test]
+    fn a_retried_claim_gets_its_item_and_a_completion_needs_the_live_claim_and_its_secret() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        enqueue(&mut store, &g, r#"[{"payload":1},{"payload":2}]"#);
+        let first = claim(&mut store, &g, "w", r#","requestId":"c1""#, T0);
+        let retry = claim(&mut store, &g, "w", r#","requestId":"c1""#, T0 + 400);
+        assert_eq!(retry["item"]["id"], first["item"]["id"]);
+        assert_eq!(retry["claimMs"], 600);
+        assert_eq!(retry["claimSecret"], first["claimSecret"]);
+        let mut forged = first.clone();
+        forged["claimSecret"] = serde_json::json!("nope");
+        let (status, refused) = settle(&mut store, &g, "/v1/queues/complete", &forged, "w", "", T0);
+        assert_eq!(
+            (status, refused["error"]["code"].as_str()),
+            (403, Some("bad_claim_secret"))
+        );
+        let (status, other) = settle(&mut store, &g, "/v1/queues/complete", &first, "x", "", T0);
+        assert_eq!(
+            (status, other["error"]["code"].as_str()),
+            (409, Some("stale_claim"))
+        );
+        let done = r#","result":{"ok":true},"claimNext":{"claimMs":500}"#;
+        let (status, completed) =
+            settle(&mut store, &g, "/v1/queues/complete", &first, "w", done, T0);
+        assert_eq!(status, 200, "{completed}");
+        assert_eq!(completed["completed"], true);
+        assert_eq!(
+            completed["next"]["item"]["id"], 2,
+            "claimNext claimed the next item"
+        );
+        assert_eq!(completed["next"]["claimMs"], 500);
+        let (status, repeat) = settle(
+            &mut store,
+            &g,
+            "/v1/queues/complete",
+            &first,
+            "w",
+            "",
+            T0 + 1,
+        );
+        assert_eq!(
+            (status, repeat["completed"].as_bool()),
+            (200, Some(true)),
+            "a repeat answers the same"
+        );
+        let (_, item) =
+            reply(store.serve(&g, "/v1/queues/item", r#"{"queue":"q","itemId":1}"#, T0));
+        assert_eq!(
+            (item["state"].as_str(), item["completedBy"].as_str()),
+            (Some("done"), Some("w"))
+        );
+        assert_eq!(item["result"]["ok"], true);
+        assert_eq!(stats(&mut store, &g, T0), [0, 1, 1, 0]);
+        let (status, missing) =
+            reply(store.serve(&g, "/v1/queues/item", r#"{"queue":"other","itemId":1}"#, T0));
+        assert_eq!(
+            (status, missing["error"]["code"].as_str()),
+            (404, Some("no_such_item"))
+        );
+    }
+
+    #[test]
+    fn a_claim_that_ran_out_is_claimed_again_under_a_larger_token_and_the_old_one_is_stale() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        enqueue(&mut store, &g, r#"[{"payload":1}]"#);
+        let first = claim(&mut store, &g, "w1", "", T0);
+        let (status, beat) = settle(
+            &mut store,
+            &g,
+            "/v1/queues/heartbeat",
+            &first,
+            "w1",
+            r#","claimMs":1000"#,
+            T0 + 900,
+        );
+        assert_eq!((status, beat["extended"].as_bool()), (200, Some(true)));
+        assert_eq!(
+            claim(&mut store, &g, "w2", "", T0 + 1_900)["claimed"],
+            false,
+            "extended to T0+1900"
+        );
+        let second = claim(&mut store, &g, "w2", "", T0 + 1_901);
+        assert_eq!(
+            (second["item"]["id"].as_u64(), second["token"].as_u64()),
+            (Some(1), Some(2))
+        );
+        assert_eq!(second["item"]["attempts"], 2);
+        let (status, stale) = settle(
+            &mut store,
+            &g,
+            "/v1/queues/heartbeat",
+            &first,
+            "w1",
+            r#","claimMs":1000"#,
+            T0 + 1_902,
+        );
+        assert_eq!(
+            (status, stale["error"]["code"].as_str()),
+            (409, Some("stale_claim"))
+        );
+        assert!(stale["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("latest claim token is 2"));
+    }
+
+    #[test]
+    fn failures_return_the_item_until_its_last_attempt_and_a_last_claim_that_runs_out_is_dead() {
+        let g = grantor(0);
+        let mut store = Records::default();
+        enqueue(
+            &mut store,
+            &g,
+            r#"[{"payload":1,"maxAttempts":2},{"payload":2,"maxAttempts":1}]"#,
+        );
+        let first = claim(&mut store, &g, "w", "", T0);
+        let (_, failed) = settle(
+            &mut store,
+            &g,
+            "/v1/queues/fail",
+            &first,
+            "w",
+            r#","error":"boom""#,
+            T0,
+        );
+        assert_eq!(
+            (failed["state"].as_str(), failed["attempts"].as_u64()),
+            (Some("pending"), Some(1))
+        );
+        let (_, repeat) = settle(
+            &mut store,
+            &g,
+            "/v1/queues/fail",
+            &first,
+            "w",
+            r#","error":"boom""#,
+            T0,
+        );
+        assert_eq!(repeat["state"], "pending", "a repeat answers the same");
+        let again = claim(&mut store, &g, "w", "", T0);
+        assert_eq!(
+            (again["item"]["id"].as_u64(), again["token"].as_u64()),
+            (Some(1), Some(2))
+        );
+        let (_, dead) = settle(&mut store, &g, "/v1/queues/fail", &again, "w", "", T0);
+        assert_eq!(dead["state"], "dead");
+        // Item 2 gets one claim; when it runs out the item is dead, reported so before and after
+        // a claim passes over it.
+        let last = claim(&mut store, &g, "w", "", T0);
+        assert_eq!(last["item"]["id"], 2);
+        assert_eq!(stats(&mut store, &g, T0 + 1_001), [0, 0, 0, 2]);
+        assert_eq!(claim(&mut store, &g, "w", "", T0 + 1_001)["claimed"], false);
+        assert_eq!(stats(&mut store, &g, T0 + 1_001), [0, 0, 0, 2]);
+        let (_, item) = reply(store.serve(
+            &g,
+            "/v1/queues/item",
+            r#"{"queue":"q","itemId":2}"#,
+            T0 + 1_001,
+        ));
+        assert_eq!(item["state"], "dead");
+    }
+
+    #[test]
+    fn a_clock_skew_bound_keeps_a_claim_for_that_much_longer() {
+        let g = grantor(500);
+        let mut store = Records::default();
+        enqueue(&mut store, &g, r#"[{"payload":1}]"#);
+        claim(&mut store, &g, "w1", "", T0);
+        assert_eq!(
+            claim(&mut store, &g, "w2", "", T0 + 1_500)["claimed"],
+            false
+        );
+        assert_eq!(stats(&mut store, &g, T0 + 1_500), [0, 1, 0, 0]);
+        assert_eq!(claim(&mut store, &g, "w2", "", T0 + 1_501)["claimed"], true);
     }
 }

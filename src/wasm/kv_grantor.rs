@@ -3,18 +3,20 @@
 //! request names, commits what it decided, and waits for a watched record to change, through a
 //! store object the package's JavaScript makes for each platform:
 //!
-//! - `read(keys)`: `keys` an array of `[kind, name]`; resolves to `{values, stamp}`, the
-//!   records' JSON text (`undefined` where none is stored) and whatever the store needs to check
-//!   at commit that none of them changed since;
-//! - `commit(stamp, writes)`: `writes` an array of `[kind, name, text]`, written atomically
-//!   unless a record read changed since `stamp`; resolves to whether it was written;
+//! - `read(gets, ranges)`: `gets` an array of `[kind, name]`, `ranges` an array of
+//!   `[kind, start, end, limit]` (the records of a kind named from `start` up to, not including,
+//!   `end`, in order, at most `limit`); resolves to `{values, ranges, stamp}`: each get's JSON text
+//!   (`undefined` where none is stored), each range's `[name, text]` pairs, and whatever the store
+//!   needs to check at commit that none of what was read changed since;
+//! - `commit(stamps, writes)`: `stamps` those of every read of the request, `writes` an array of
+//!   `[kind, name, text]` (`text` undefined: delete), written atomically unless something read
+//!   changed since; resolves to whether it was written;
 //! - `changed(kind, name, waitMs)`: resolves once that record changes, or after `waitMs`.
 //!
 //! A commit refused because a record changed is decided again from fresh reads: the store's
 //! own atomicity (a Durable Object's single thread, Deno KV's versionstamp checks) is what makes
 //! two grantors sharing it agree.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -24,28 +26,23 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::error::{get, lease_error, set};
 use super::js::date_now;
-use crate::kv_grantor::ops::{Op, Step};
-use crate::kv_grantor::{DurationLimits, Key, KvGrantor};
-use crate::protocol::ErrorCode;
+use crate::kv_grantor::ops::{Op, Step, ROUTES};
+use crate::kv_grantor::{DurationLimits, Key, KvGrantor, Read, Reads};
+use crate::protocol::{ErrorCode, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS};
 use crate::requests::Refusal;
 use crate::secrets::{Secrets, SERVER_KEY_LEN};
 
 /// How many times a request is decided again after its commit was refused, before it fails
 /// with `storage_unavailable` (retryable): contention that long means the store is overloaded.
-const MAX_ATTEMPTS: u32 = 64;
+const MAX_COMMIT_TRIES: u32 = 64;
 
-/// The protocol's routes, for telling a wrong method from an unknown route.
-const ROUTES: [&str; 9] = [
-    "/v1/grant",
-    "/v1/renew",
-    "/v1/renew/batch",
-    "/v1/release",
-    "/v1/status",
-    "/v1/watch",
-    "/v1/revoke",
-    "/v1/fenced/write",
-    "/v1/fenced/read",
-];
+/// The longest pause before deciding a refused request again, in ms. Grantors that lost a race
+/// pause a random part of a doubling wait up to this, so that they do not all retry together.
+const MAX_BACKOFF_MS: f64 = 64.0;
+
+/// How many rounds of reads one decision may ask for: each is a few records or a range, so a
+/// request needing more is a bug, answered as an internal error rather than looping.
+const MAX_READ_ROUNDS: usize = 8;
 
 /// A grantor serving the protocol from the store object it was given.
 #[wasm_bindgen]
@@ -63,7 +60,8 @@ impl KvGrantorCore {
     /// A grantor over `store` (see the module's documentation). `options`: `serverKey` (32
     /// random bytes, kept by the store: the secrets are derived from it), `minDurationMs` and
     /// `maxDurationMs` (the durations granted, 500 and 600 000 by default, as the reference
-    /// grantor's), `clockSkewMs` (how much longer every grant counts as live, 0 by default).
+    /// grantor's), `clockSkewMs` (how much longer every grant and claim counts as live, 0 by
+    /// default), `maxAttempts` (claims an item gets when its enqueue names no limit, 5 by default).
     #[wasm_bindgen(constructor)]
     pub fn new(store: JsValue, options: JsValue) -> Result<KvGrantorCore, JsValue> {
         let key = get(&options, "serverKey")
@@ -73,7 +71,7 @@ impl KvGrantorCore {
             .ok_or_else(|| config("serverKey", "must be a Uint8Array of 32 random bytes"))?;
         let mut server_key = [0u8; SERVER_KEY_LEN];
         key.copy_to(&mut server_key);
-        let (limits, clock_skew_ms) = settings(&options)?;
+        let (limits, clock_skew_ms, max_attempts) = settings(&options)?;
         for method in ["read", "commit", "changed"] {
             if !get(&store, method).is_function() {
                 return Err(config(
@@ -84,7 +82,8 @@ impl KvGrantorCore {
         }
         Ok(KvGrantorCore {
             inner: Rc::new(Inner {
-                grantor: KvGrantor::new(Secrets::new(server_key), limits, clock_skew_ms),
+                grantor: KvGrantor::new(Secrets::new(server_key), limits, clock_skew_ms)
+                    .with_max_attempts(max_attempts),
                 store,
             }),
         })
@@ -125,16 +124,36 @@ impl KvGrantorCore {
 impl Inner {
     /// Decides `op` until its commit is written (or it needs none), waiting out a watch.
     async fn run(&self, op: Op) -> Result<Step, JsValue> {
-        let watch_until = op
-            .watch_wait()
-            .map(|wait| date_now() + wait.as_millis() as f64);
-        let keys = op.reads();
+        let watch_until = op.watch_wait().map(|wait| date_now() + millis(wait));
         let mut refused = 0;
         loop {
-            let (records, stamp) = self.read(&keys).await?;
-            let now = date_now();
-            match op.decide(&self.grantor, &records, clock(now)) {
-                Step::Reply { writes, .. } if refused >= MAX_ATTEMPTS && !writes.is_empty() => {
+            let mut reads = Reads::default();
+            let stamps = Array::new();
+            let mut pending = op.reads();
+            let mut rounds = 0;
+            let (step, now) = loop {
+                let stamp = self.read(&pending, &mut reads).await?;
+                stamps.push(&stamp);
+                let now = date_now();
+                match op.decide(&self.grantor, &reads, clock(now)) {
+                    Step::Read(more) if rounds < MAX_READ_ROUNDS => {
+                        rounds += 1;
+                        pending = more;
+                    }
+                    Step::Read(_) => {
+                        break (
+                            Step::refused(Refusal::new(
+                                ErrorCode::Internal,
+                                "the request asked for too many reads",
+                            )),
+                            now,
+                        )
+                    }
+                    step => break (step, now),
+                }
+            };
+            match step {
+                Step::Reply { writes, .. } if refused >= MAX_COMMIT_TRIES && !writes.is_empty() => {
                     return Ok(Step::refused(Refusal::new(
                         ErrorCode::StorageUnavailable,
                         "the store was too busy to commit; the request had no effect",
@@ -145,7 +164,7 @@ impl Inner {
                     body,
                     writes,
                 } => {
-                    if writes.is_empty() || self.commit(&stamp, &writes).await? {
+                    if writes.is_empty() || self.commit(&stamps, &writes).await? {
                         return Ok(Step::Reply {
                             status,
                             body,
@@ -153,6 +172,8 @@ impl Inner {
                         });
                     }
                     refused += 1;
+                    let ceiling = MAX_BACKOFF_MS.min(f64::from(1u32 << refused.min(6)));
+                    sleep(js_sys::Math::random() * ceiling).await?;
                 }
                 Step::Wait { key, recheck, body } => {
                     let left = watch_until.map_or(0.0, |until| until - now);
@@ -166,45 +187,99 @@ impl Inner {
                     let wait = recheck.map_or(left, |r| left.min(millis(r)));
                     self.changed(&key, wait).await?;
                 }
+                Step::Read(_) => unreachable!("the read loop answers every read"),
             }
         }
     }
 
-    async fn read(
-        &self,
-        keys: &[Key],
-    ) -> Result<(BTreeMap<Key, Option<String>>, JsValue), JsValue> {
-        let names: Array = keys.iter().map(key_parts).collect();
-        let read = self.call("read", &[names.into()])?;
-        let result = JsFuture::from(read).await?;
-        let values = get(&result, "values");
-        let values = values
-            .dyn_ref::<Array>()
-            .filter(|values| values.length() as usize == keys.len())
-            .ok_or_else(|| store_error("read resolved without a value for every key"))?;
-        let mut records = BTreeMap::new();
-        for (key, value) in keys.iter().zip(values.iter()) {
-            let text = match value.as_string() {
-                Some(text) => Some(text),
-                None if value.is_undefined() || value.is_null() => None,
-                None => return Err(store_error("read resolved a value that is not text")),
-            };
-            records.insert(key.clone(), text);
+    /// Reads `pending` into `reads`; resolves to the read's stamp.
+    async fn read(&self, pending: &[Read], reads: &mut Reads) -> Result<JsValue, JsValue> {
+        let gets = Array::new();
+        let ranges = Array::new();
+        for read in pending {
+            match read {
+                Read::Get(key) => {
+                    gets.push(&key_parts(key));
+                }
+                Read::Range {
+                    kind,
+                    start,
+                    end,
+                    limit,
+                } => {
+                    let range = Array::of4(
+                        &JsValue::from_str(kind),
+                        &JsValue::from_str(start),
+                        &JsValue::from_str(end),
+                        &JsValue::from(*limit as f64),
+                    );
+                    ranges.push(&range);
+                }
+            }
         }
-        Ok((records, get(&result, "stamp")))
+        let result = JsFuture::from(self.call("read", &[gets.into(), ranges.into()])?).await?;
+        let values = get(&result, "values");
+        let mut values = values
+            .dyn_ref::<Array>()
+            .ok_or_else(|| store_error("read resolved without values"))?
+            .iter();
+        let found_ranges = get(&result, "ranges");
+        let mut found_ranges = found_ranges
+            .dyn_ref::<Array>()
+            .ok_or_else(|| store_error("read resolved without ranges"))?
+            .iter();
+        for read in pending {
+            match read {
+                Read::Get(key) => {
+                    let value = values.next().ok_or_else(|| {
+                        store_error("read resolved without a value for every key")
+                    })?;
+                    let found = text(&value)?.map(|text| (key.clone(), text));
+                    reads.add(read.clone(), found.into_iter().collect());
+                }
+                Read::Range { kind, .. } => {
+                    let entries = found_ranges
+                        .next()
+                        .and_then(|entries| entries.dyn_into::<Array>().ok())
+                        .ok_or_else(|| store_error("read resolved without every range"))?;
+                    let mut found = Vec::with_capacity(entries.length() as usize);
+                    for entry in entries.iter() {
+                        let entry: Array = entry
+                            .dyn_into()
+                            .map_err(|_| store_error("range entry that is not [name, text]"))?;
+                        let name = entry.get(0).as_string();
+                        let key = name.and_then(|name| Key::parse(kind, &name));
+                        let (Some(key), Some(text)) = (key, text(&entry.get(1))?) else {
+                            return Err(store_error("range entry that is not [name, text]"));
+                        };
+                        found.push((key, text));
+                    }
+                    reads.add(read.clone(), found);
+                }
+            }
+        }
+        Ok(get(&result, "stamp"))
     }
 
-    async fn commit(&self, stamp: &JsValue, writes: &[(Key, String)]) -> Result<bool, JsValue> {
+    async fn commit(
+        &self,
+        stamps: &Array,
+        writes: &[(Key, Option<String>)],
+    ) -> Result<bool, JsValue> {
         let entries: Array = writes
             .iter()
             .map(|(key, text)| {
                 let entry = key_parts(key);
-                entry.push(&JsValue::from_str(text));
+                entry.push(
+                    &text
+                        .as_deref()
+                        .map_or(JsValue::UNDEFINED, JsValue::from_str),
+                );
                 JsValue::from(entry)
             })
             .collect();
         let committed =
-            JsFuture::from(self.call("commit", &[stamp.clone(), entries.into()])?).await?;
+            JsFuture::from(self.call("commit", &[stamps.into(), entries.into()])?).await?;
         Ok(committed.is_truthy())
     }
 
@@ -213,7 +288,7 @@ impl Inner {
             "changed",
             &[
                 JsValue::from_str(key.kind()),
-                JsValue::from_str(key.name()),
+                JsValue::from_str(&key.name()),
                 JsValue::from(wait_ms.ceil()),
             ],
         )?;
@@ -229,6 +304,25 @@ impl Inner {
     }
 }
 
+/// A record's text as a store gave it: `None` when absent; anything but text is the store's
+/// error.
+fn text(value: &JsValue) -> Result<Option<String>, JsValue> {
+    match value.as_string() {
+        Some(text) => Ok(Some(text)),
+        None if value.is_undefined() || value.is_null() => Ok(None),
+        None => Err(store_error("read resolved a value that is not text")),
+    }
+}
+
+/// Resolves after `ms`, on the global `setTimeout`.
+async fn sleep(ms: f64) -> Result<(), JsValue> {
+    let promise = Promise::new(&mut |resolve, _| {
+        let set_timeout: js_sys::Function = get(&js_sys::global(), "setTimeout").unchecked_into();
+        let _ = set_timeout.call2(&JsValue::UNDEFINED, &resolve, &JsValue::from(ms));
+    });
+    JsFuture::from(promise).await.map(drop)
+}
+
 /// Checks the settings of `options` (all but `serverKey`), as [`KvGrantorCore::new`] does, so
 /// that a grantor whose key comes later refuses bad settings at once.
 #[wasm_bindgen(js_name = checkKvGrantorOptions)]
@@ -236,8 +330,8 @@ pub fn check_kv_grantor_options(options: JsValue) -> Result<(), JsValue> {
     settings(&options).map(drop)
 }
 
-/// The durations granted and the clock skew bound, from `options`.
-fn settings(options: &JsValue) -> Result<(DurationLimits, u64), JsValue> {
+/// The durations granted, the clock skew bound and the claims an item gets, from `options`.
+fn settings(options: &JsValue) -> Result<(DurationLimits, u64, u32), JsValue> {
     let min_ms = whole_ms(options, "minDurationMs", 500)?;
     let max_ms = whole_ms(options, "maxDurationMs", 600_000)?;
     let limits = DurationLimits::new(min_ms, max_ms).ok_or_else(|| {
@@ -246,14 +340,22 @@ fn settings(options: &JsValue) -> Result<(DurationLimits, u64), JsValue> {
             "must be at least minDurationMs, which must be at least 1, and at most 2147483647",
         )
     })?;
-    Ok((limits, whole_ms(options, "clockSkewMs", 0)?))
+    let max_attempts = match get(options, "maxAttempts") {
+        value if value.is_undefined() => DEFAULT_MAX_ATTEMPTS,
+        value => value
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && (1.0..=f64::from(MAX_ATTEMPTS)).contains(n))
+            .map(|n| n as u32)
+            .ok_or_else(|| config("maxAttempts", "must be a whole number from 1 to 1000"))?,
+    };
+    Ok((limits, whole_ms(options, "clockSkewMs", 0)?, max_attempts))
 }
 
 /// A key as the store objects take it: `[kind, name]`.
 fn key_parts(key: &Key) -> Array {
     Array::of2(
         &JsValue::from_str(key.kind()),
-        &JsValue::from_str(key.name()),
+        &JsValue::from_str(&key.name()),
     )
 }
 
