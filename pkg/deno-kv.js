@@ -38,7 +38,8 @@ function kvStore(kv, prefix) {
       for (const [kind, start, end, limit] of ranges) {
         const listed = [];
         const selector = { start: keyOf(kind, start), end: keyOf(kind, end) };
-        for await (const entry of kv.list(selector, { limit, batchSize: Math.min(limit, 1000) })) {
+        const options = limit === undefined ? {} : { limit, batchSize: Math.min(limit, 1000) };
+        for await (const entry of kv.list(selector, options)) {
           listed.push([entry.key.at(-1), entry.value]);
           stamp.push({ key: entry.key, versionstamp: entry.versionstamp });
         }

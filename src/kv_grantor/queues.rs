@@ -114,8 +114,8 @@ struct ClaimRef<'a> {
 }
 
 /// The range of `queue`'s due index due before `until_ms` (pending items, and claims that ran
-/// out), at most `limit` entries.
-fn due_before(queue: &str, until_ms: u64, limit: usize) -> Read {
+/// out), at most `limit` entries (`None`: all).
+fn due_before(queue: &str, until_ms: u64, limit: Option<usize>) -> Read {
     let start = Key::Due {
         queue: queue.to_owned(),
         due_ms: 0,
@@ -331,7 +331,7 @@ impl KvGrantor {
         }
         // Claims that ran out by now, with the skew allowed for: due before now less the skew.
         let until = now_ms.saturating_sub(self.clock_skew_ms);
-        let candidates = view.range(due_before(&req.queue, until, CLAIM_CANDIDATES))?;
+        let candidates = view.range(due_before(&req.queue, until, Some(CLAIM_CANDIDATES)))?;
         let ids: Vec<u64> = candidates
             .iter()
             .filter_map(|key| match key {
@@ -609,7 +609,7 @@ impl KvGrantor {
             done: counts.done,
             dead: counts.dead,
         };
-        for key in view.range(due_before(queue, u64::MAX, usize::MAX))? {
+        for key in view.range(due_before(queue, u64::MAX, None))? {
             let Key::Due { due_ms, .. } = key else {
                 continue;
             };

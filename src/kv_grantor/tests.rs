@@ -496,7 +496,7 @@ mod routes {
                     found.sort();
                     found
                         .into_iter()
-                        .take(*limit)
+                        .take(limit.unwrap_or(usize::MAX))
                         .map(|(_, key, text)| (key, text))
                         .collect()
                 }

@@ -18,7 +18,7 @@ pub enum Read {
     /// One record.
     Get(Key),
     /// Records of one kind whose names sort from `start` (inclusive) to `end` (exclusive), in
-    /// order, at most `limit` of them: a queue's due index, oldest due first.
+    /// order, at most `limit` of them (`None`: all): a queue's due index, oldest due first.
     Range {
         /// The records' kind ([`Key::kind`]).
         kind: &'static str,
@@ -27,7 +27,7 @@ pub enum Read {
         /// The name past the last.
         end: String,
         /// How many at most.
-        limit: usize,
+        limit: Option<usize>,
     },
 }
 

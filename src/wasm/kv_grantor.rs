@@ -5,7 +5,7 @@
 //!
 //! - `read(gets, ranges)`: `gets` an array of `[kind, name]`, `ranges` an array of
 //!   `[kind, start, end, limit]` (the records of a kind named from `start` up to, not including,
-//!   `end`, in order, at most `limit`); resolves to `{values, ranges, stamp}`: each get's JSON text
+//!   `end`, in order, at most `limit`, or all when it is undefined); resolves to `{values, ranges, stamp}`: each get's JSON text
 //!   (`undefined` where none is stored), each range's `[name, text]` pairs, and whatever the store
 //!   needs to check at commit that none of what was read changed since;
 //! - `commit(stamps, writes)`: `stamps` those of every read of the request, `writes` an array of
@@ -211,7 +211,7 @@ impl Inner {
                         &JsValue::from_str(kind),
                         &JsValue::from_str(start),
                         &JsValue::from_str(end),
-                        &JsValue::from(*limit as f64),
+                        &limit.map_or(JsValue::UNDEFINED, |n| JsValue::from(n as f64)),
                     );
                     ranges.push(&range);
                 }

@@ -44,16 +44,18 @@ function packageModules() {
 
 /**
  * Starts workerd with `workers` (Miniflare's worker options, each without `modules`), each
- * given `fixtureDir`'s file named by its `entry` as its main module, and the package, plus
- * `options` for the whole instance. Resolves the Miniflare instance, ready.
+ * given `fixtureDir`'s file named by its `entry` as its main module, the files named by its
+ * `imports` (`[path, file]`: the module path it imports, the file relative to `fixtureDir`), and
+ * the package, plus `options` for the whole instance. Resolves the Miniflare instance, ready.
  */
 export async function startWorkers({ fixtureDir, workers, ...options }) {
   const modules = packageModules();
+  const module = (path, file) => ({ type: "ESModule", path, contents: readFileSync(join(fixtureDir, file), "utf8") });
   const mf = new Miniflare({
     ...options,
-    workers: workers.map(({ entry, ...worker }) => ({
+    workers: workers.map(({ entry, imports = [], ...worker }) => ({
       ...worker,
-      modules: [{ type: "ESModule", path: entry, contents: readFileSync(join(fixtureDir, entry), "utf8") }, ...modules],
+      modules: [module(entry, entry), ...imports.map(([path, file]) => module(path, file)), ...modules],
       modulesRoot: "/",
       compatibilityDate: "2025-07-01",
     })),
