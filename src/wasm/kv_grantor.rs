@@ -8,7 +8,10 @@
 //!   at commit that none of them changed since;
 //! - `commit(stamp, writes)`: `writes` an array of `[kind, name, text]`, written atomically
 //!   unless a record read changed since `stamp`; resolves to whether it was written;
-//! - `changed(kind, name, waitMs)`: resolves once that record changes, or after `waitMs`.
+//! - `changed(kind, name, waitMs, stamp)`: resolves once that record differs from what the read
+//!   that resolved `stamp` saw (at once if it already does), or after `waitMs`. The stamp is
+//!   passed so that a change landing between that read and the start of the wait is not
+//!   missed: the watch would otherwise wait for a further change, or its whole wait.
 //!
 //! A commit refused because a record changed is decided again from fresh reads: the store's
 //! own atomicity (a Durable Object's single thread, Deno KV's versionstamp checks) is what makes
@@ -164,7 +167,7 @@ impl Inner {
                         });
                     }
                     let wait = recheck.map_or(left, |r| left.min(millis(r)));
-                    self.changed(&key, wait).await?;
+                    self.changed(&key, wait, &stamp).await?;
                 }
             }
         }
@@ -208,13 +211,14 @@ impl Inner {
         Ok(committed.is_truthy())
     }
 
-    async fn changed(&self, key: &Key, wait_ms: f64) -> Result<(), JsValue> {
+    async fn changed(&self, key: &Key, wait_ms: f64, stamp: &JsValue) -> Result<(), JsValue> {
         let waited = self.call(
             "changed",
             &[
                 JsValue::from_str(key.kind()),
                 JsValue::from_str(key.name()),
                 JsValue::from(wait_ms.ceil()),
+                stamp.clone(),
             ],
         )?;
         JsFuture::from(waited).await.map(drop)
