@@ -125,22 +125,25 @@ async function changed(kv, key, seen, waitMs, pollMs) {
       timers.add(timer);
     });
   const reader = kv.watch([key]).getReader();
+  // A watch that ends (the database was closed) answers too: the grantor reads the record again,
+  // and that read fails or finds what changed. One that fails leaves the polls and the wait (were
+  // it to answer, a watch failing at once would have the grantor read without pause).
   const watched = (async () => {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return stopped;
-      if (value[0].versionstamp !== seen) return;
+      if (done || value[0].versionstamp !== seen) return;
     }
-  })().catch(() => stopped); // a watch that fails leaves the polls and the wait
+  })().catch(() => stopped);
   const polled = (async () => {
     if (!(pollMs > 0)) return stopped;
     for (;;) {
       await after(pollMs);
       if (finished) return;
-      const entry = await unlocked(() => kv.get(key)).catch(() => null);
-      if (finished || (entry && entry.versionstamp !== seen)) return;
+      const entry = await unlocked(() => kv.get(key));
+      if (finished || entry.versionstamp !== seen) return;
     }
   })();
+  polled.catch(() => {}); // a failed read fails the wait below, or comes after it, unseen
   try {
     await Promise.race([watched, polled, after(waitMs)]);
   } finally {
