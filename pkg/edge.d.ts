@@ -1,7 +1,7 @@
 // Types of the grantors that live in a platform's own store: "tenure/deno-kv" (DenoKvGrantor) and
 // "tenure/durable-object". Each has its own block below.
 
-import type { BatchRenewalsOptions, HttpGrantor } from "./index.js";
+import type { BatchRenewalsOptions, HttpGrantor } from "./index.d.ts";
 
 // ------------------------------------------------------------------------------------------------
 // tenure/deno-kv: DenoKvGrantor
