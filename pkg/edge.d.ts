@@ -54,9 +54,8 @@ export interface DenoKvGrantorOptions {
 }
 
 /**
- * A grantor on Deno KV (a local database, or Deno Deploy's), for a {@link LeaseHolder} or
- * WorkClaimer in Deno with no grantor server: every process sharing the database (and prefix) is
- * one grantor. It serves the tenure protocol to itself, in this process, so it does all an
+ * A grantor on Deno KV (a local database, or Deno Deploy's), for a `LeaseHolder` in Deno with
+ * no grantor server: every process sharing the database (and prefix) is one grantor. It serves the tenure protocol to itself, in this process, so it does all an
  * {@link HttpGrantor} does: secrets, retries, batched renewals, `observe()`, fenced writes.
  *
  * Grants, renewals and releases are atomic operations checked on the versionstamps of the records
