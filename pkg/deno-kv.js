@@ -219,8 +219,9 @@ function serveInParts(core) {
  * whose clocks may differ: 1000 by default; 0 is right when every process shares one clock, as on
  * one machine), `minDurationMs` and `maxDurationMs` (500 and 600000 by default), `watchPollMs`
  * (how often a watch also re-reads its record, for changes Deno KV's watch does not report: 250
- * by default; 0 relies on the watch alone, which reports every change on Deno Deploy but only this
- * process's own on a local database), and HttpGrantor's `timeoutMs` and `batchRenewals`.
+ * by default; 0 relies on the watch alone, which on a local database reports only this process's
+ * own changes, and on Deno Deploy, as Deno documents it, every change), and HttpGrantor's
+ * `timeoutMs` and `batchRenewals`.
  *
  * Expiry is judged by the grantor from the expiry it records, never by Deno KV's `expireIn`
  * (which is only the earliest time a record may be deleted), and lease records are never deleted,

@@ -42,9 +42,10 @@ export interface DenoKvGrantorOptions {
   /** The longest duration granted; a longer request is granted this. 600 000 by default. */
   maxDurationMs?: number;
   /**
-   * How often a watch (`observe()`, a waiting `acquire`) also re-reads its record, in ms: Deno
-   * KV's watch reports every change on Deno Deploy, but on a local database only the changes made
-   * by this process. 250 by default; 0 relies on the watch alone.
+   * How often a watch (`observe()`, a waiting `acquire`) also re-reads its record, in ms: on a
+   * local database Deno KV's watch reports only the changes made by this process (on Deno
+   * Deploy, Deno documents it as reporting every change). 250 by default; 0 relies on the watch
+   * alone.
    */
   watchPollMs?: number;
   /** Each call's own timeout (default 10 000 ms), as HttpGrantor's. */
