@@ -22,6 +22,10 @@ const READ_CHUNK = 10;
  */
 const RENEWALS_PER_COMMIT = 10;
 
+/** The most renewals in one batch, and the longest batch body, that the grantor accepts. */
+const MAX_BATCH_RENEWALS = 10_000;
+const MAX_BATCH_BODY_CHARS = 8 * 1024 * 1024;
+
 /** How many parts of a split batch are in flight at once (remote databases gain from a few). */
 const BATCH_PARTS_AT_ONCE = 4;
 
@@ -186,7 +190,9 @@ function serveInParts(core) {
     } catch {
       // Not JSON: the grantor refuses it as it is.
     }
-    if (!renewals || renewals.length <= RENEWALS_PER_COMMIT) return serve(method, path, body);
+    // A batch the grantor refuses whole (too many renewals, too large a body) is left to it.
+    const whole = !renewals || renewals.length <= RENEWALS_PER_COMMIT || renewals.length > MAX_BATCH_RENEWALS;
+    if (whole || body.length > MAX_BATCH_BODY_CHARS) return serve(method, path, body);
     const parts = [];
     for (let i = 0; i < renewals.length; i += RENEWALS_PER_COMMIT) {
       parts.push(JSON.stringify({ renewals: renewals.slice(i, i + RENEWALS_PER_COMMIT) }));
