@@ -14,76 +14,222 @@ provideEdgeCore(inlineEdgeModule);
 const READ_CHUNK = 10;
 
 /**
- * How often a watch looks for a change, in ms: Deno KV's own watch does not see writes by other
- * processes sharing a local database, so a watch reads the record's versionstamp again.
+ * The most renewals of a `/v1/renew/batch` decided and committed together. Each renewal's record
+ * is checked and may be written in one atomic operation, and Deno KV allows at most 100 checks
+ * and 800 KiB of mutations in one: at 10 a commit stays within both even when every record is at
+ * its largest (about 57 KB: the longest names, escaped, in all 16 outcomes kept), and its records
+ * are read in one `getMany`.
  */
-const WATCH_POLL_MS = 50;
+const RENEWALS_PER_COMMIT = 10;
+
+/** The most renewals in one batch, and the longest batch body, that the grantor accepts. */
+const MAX_BATCH_RENEWALS = 10_000;
+const MAX_BATCH_BODY_CHARS = 8 * 1024 * 1024;
+
+/** How many parts of a split batch are in flight at once (remote databases gain from a few). */
+const BATCH_PARTS_AT_ONCE = 4;
+
+/**
+ * How long a read or commit that found the database locked is tried again. Processes sharing a
+ * local database take turns writing to its SQLite file, and Deno KV reports a write that lost
+ * the turn as "database is locked" without retrying it; such a commit wrote nothing (SQLite rolls
+ * it back), so the same commit is tried again, with its checks on the same versionstamps.
+ */
+const LOCKED_RETRY_MS = 2_000;
+
+/** How often a watch re-reads its record by default: see `watchPollMs`. */
+const WATCH_POLL_MS = 250;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `error` is SQLite's "database is locked": another connection held the write lock. */
+function isLocked(error) {
+  return /database (table )?is locked/i.test(String(error?.message ?? ""));
+}
+
+/** `operation()`, tried again while it fails because the database is locked (`LOCKED_RETRY_MS`). */
+async function unlocked(operation) {
+  const giveUpAt = performance.now() + LOCKED_RETRY_MS;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!isLocked(error) || performance.now() > giveUpAt) throw error;
+      // Random, so that processes that collided do not collide again; growing, up to 16 ms.
+      await sleep(Math.random() * 2 ** Math.min(attempt, 4));
+    }
+  }
+}
+
+/**
+ * A record's text as stored: UTF-8 bytes, not a string. Deno KV stores a string of any character
+ * past Latin-1 at two bytes a character, so a fenced payload the protocol accepts (63 KiB of
+ * UTF-8) could exceed its 64 KiB for a value as a string, but never as its UTF-8.
+ */
+function textOf(value) {
+  if (value === null || value === undefined) return undefined;
+  return value instanceof Uint8Array ? decoder.decode(value) : value;
+}
+
+const recordId = (kind, name) => JSON.stringify([kind, name]);
 
 /**
  * The store object the grantor reads and commits through, over `kv` under `prefix`: commits are
  * atomic operations checked on the versionstamps read, so grantors in any number of processes
  * sharing the database decide as one.
  */
-function kvStore(kv, prefix) {
+function kvStore(kv, prefix, watchPollMs) {
   const keyOf = (kind, name) => [...prefix, kind, name];
   return {
     async read(gets, ranges) {
       const entries = [];
       for (let i = 0; i < gets.length; i += READ_CHUNK) {
         const chunk = gets.slice(i, i + READ_CHUNK).map(([kind, name]) => keyOf(kind, name));
-        entries.push(...(await kv.getMany(chunk)));
+        entries.push(...(await unlocked(() => kv.getMany(chunk))));
       }
-      const stamp = entries.map(({ key, versionstamp }) => ({ key, versionstamp }));
+      const checks = entries.map(({ key, versionstamp }) => ({ key, versionstamp }));
+      const seen = new Map(gets.map(([kind, name], i) => [recordId(kind, name), entries[i].versionstamp]));
       const found = [];
       for (const [kind, start, end, limit] of ranges) {
-        const listed = [];
         const selector = { start: keyOf(kind, start), end: keyOf(kind, end) };
         const options = limit === undefined ? {} : { limit, batchSize: Math.min(limit, 1000) };
-        for await (const entry of kv.list(selector, options)) {
-          listed.push([entry.key.at(-1), entry.value]);
-          stamp.push({ key: entry.key, versionstamp: entry.versionstamp });
-        }
-        found.push(listed);
+        const listed = await unlocked(async () => {
+          const entries = [];
+          for await (const entry of kv.list(selector, options)) entries.push(entry);
+          return entries;
+        });
+        for (const { key, versionstamp } of listed) checks.push({ key, versionstamp });
+        found.push(listed.map((entry) => [entry.key.at(-1), textOf(entry.value)]));
       }
-      return { values: entries.map((entry) => entry.value ?? undefined), ranges: found, stamp };
+      return {
+        values: entries.map((entry) => textOf(entry.value)),
+        ranges: found,
+        // Several reads are not one snapshot; the commit's checks on every versionstamp read
+        // are what make the decision one: any record changed since fails the commit.
+        stamp: { checks, seen },
+      };
     },
     async commit(stamps, writes) {
-      let operation = kv.atomic();
-      for (const check of stamps.flat()) operation = operation.check(check);
-      for (const [kind, name, text] of writes) {
-        operation = text === undefined ? operation.delete(keyOf(kind, name)) : operation.set(keyOf(kind, name), text);
-      }
-      try {
+      return unlocked(async () => {
+        const operation = kv.atomic();
+        for (const stamp of stamps) for (const check of stamp.checks) operation.check(check);
+        for (const [kind, name, text] of writes) {
+          if (text === undefined) operation.delete(keyOf(kind, name));
+          else operation.set(keyOf(kind, name), encoder.encode(text));
+        }
         return (await operation.commit()).ok;
-      } catch (error) {
-        // Another process holds SQLite's write lock: nothing was written, so the request is
-        // decided again, as after a failed check.
-        if (/database is locked/.test(String(error?.message))) return false;
-        throw error;
-      }
+      });
     },
-    async changed(kind, name, waitMs) {
-      const key = keyOf(kind, name);
-      const { versionstamp } = await kv.get(key);
-      const until = Date.now() + waitMs;
-      while (Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(WATCH_POLL_MS, until - Date.now())));
-        if ((await kv.get(key)).versionstamp !== versionstamp) return;
-      }
+    changed: (kind, name, waitMs, stamps) => {
+      const id = recordId(kind, name);
+      const seen = stamps.find((stamp) => stamp.seen.has(id))?.seen.get(id) ?? null;
+      return changed(kv, keyOf(kind, name), seen, waitMs, watchPollMs);
     },
   };
+}
+
+/**
+ * Resolves once the record at `key` has another versionstamp than `seen` (at once if it already
+ * has), or after `waitMs`. Deno KV's watch reports a change at once, but only a change made in
+ * this process when the database is a local file (one made by another process sharing it is
+ * never reported), so the record is also read every `pollMs` (0: never).
+ */
+async function changed(kv, key, seen, waitMs, pollMs) {
+  let finished = false;
+  let stop;
+  const stopped = new Promise((resolve) => (stop = resolve));
+  const timers = new Set();
+  const after = (ms) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => timers.delete(timer) && resolve(), ms);
+      timers.add(timer);
+    });
+  const reader = kv.watch([key]).getReader();
+  // A watch that ends (the database was closed) answers too: the grantor reads the record again,
+  // and that read fails or finds what changed. One that fails leaves the polls and the wait (were
+  // it to answer, a watch failing at once would have the grantor read without pause).
+  const watched = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || value[0].versionstamp !== seen) return;
+    }
+  })().catch(() => stopped);
+  const polled = (async () => {
+    if (!(pollMs > 0)) return stopped;
+    for (;;) {
+      await after(pollMs);
+      if (finished) return;
+      const entry = await unlocked(() => kv.get(key));
+      if (finished || entry.versionstamp !== seen) return;
+    }
+  })();
+  polled.catch(() => {}); // a failed read fails the wait below, or comes after it, unseen
+  try {
+    await Promise.race([watched, polled, after(waitMs)]);
+  } finally {
+    finished = true;
+    stop();
+    for (const timer of timers) clearTimeout(timer);
+    await reader.cancel().catch(() => {});
+  }
 }
 
 /** The grantor's server key in `kv` under `prefix`: made once, by whichever process is first. */
 async function serverKey(kv, prefix) {
   const key = [...prefix, "serverKey"];
   for (;;) {
-    const stored = await kv.get(key);
+    const stored = await unlocked(() => kv.get(key));
     if (stored.value instanceof Uint8Array) return stored.value;
     const fresh = crypto.getRandomValues(new Uint8Array(32));
-    const made = await kv.atomic().check({ key, versionstamp: null }).set(key, fresh).commit();
+    const made = await unlocked(() => kv.atomic().check({ key, versionstamp: null }).set(key, fresh).commit());
     if (made.ok) return fresh;
   }
+}
+
+/**
+ * `core.serve`, with a batch of renewals too large for one commit served in parts of
+ * `RENEWALS_PER_COMMIT`, their results joined in order. Renewals in a batch are independent (each
+ * is answered as if sent alone), so parts need not commit together. A part that fails answers for
+ * the whole batch, which the client then retries; the parts that did commit are answered again
+ * from the outcomes their records keep.
+ */
+function serveInParts(core) {
+  const serve = (method, path, body) => core.serve(method, path, body);
+  return async (method, path, body) => {
+    if (method !== "POST" || path !== "/v1/renew/batch") return serve(method, path, body);
+    let renewals;
+    try {
+      // Only this process's HttpGrantor sends to this grantor, so the body is its own JSON and
+      // reading it here loses nothing the grantor's own reading would have refused.
+      const parsed = JSON.parse(body);
+      if (Object.keys(parsed).length === 1 && Array.isArray(parsed.renewals)) renewals = parsed.renewals;
+    } catch {
+      // Not JSON: the grantor refuses it as it is.
+    }
+    // A batch the grantor refuses whole (too many renewals, too large a body) is left to it.
+    const whole = !renewals || renewals.length <= RENEWALS_PER_COMMIT || renewals.length > MAX_BATCH_RENEWALS;
+    if (whole || body.length > MAX_BATCH_BODY_CHARS) return serve(method, path, body);
+    const parts = [];
+    for (let i = 0; i < renewals.length; i += RENEWALS_PER_COMMIT) {
+      parts.push(JSON.stringify({ renewals: renewals.slice(i, i + RENEWALS_PER_COMMIT) }));
+    }
+    const replies = new Array(parts.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < parts.length) {
+        const i = next++;
+        replies[i] = await serve(method, path, parts[i]);
+        if (replies[i].status !== 200) next = parts.length; // the batch fails: send no more parts
+      }
+    };
+    await Promise.all(Array.from({ length: BATCH_PARTS_AT_ONCE }, worker));
+    const failed = replies.find((reply) => reply && reply.status !== 200);
+    if (failed) return failed;
+    const results = replies.flatMap((reply) => JSON.parse(reply.body).results);
+    return { status: 200, body: JSON.stringify({ results }) };
+  };
 }
 
 /**
@@ -95,8 +241,11 @@ async function serverKey(kv, prefix) {
  * Options: `prefix` (an array of key parts under which it keeps its records, `["tenure"]` by
  * default), `clockSkewMs` (how much longer every grant counts as live, for grantors on machines
  * whose clocks may differ: 1000 by default; 0 is right when every process shares one clock, as on
- * one machine), `minDurationMs` and `maxDurationMs` (500 and 600000 by default), and
- * HttpGrantor's `timeoutMs` and `batchRenewals`.
+ * one machine), `minDurationMs` and `maxDurationMs` (500 and 600000 by default), `watchPollMs`
+ * (how often a watch also re-reads its record, for changes Deno KV's watch does not report: 250
+ * by default; 0 relies on the watch alone, which on a local database reports only this process's
+ * own changes, and on Deno Deploy, as Deno documents it, every change), and HttpGrantor's
+ * `timeoutMs` and `batchRenewals`.
  *
  * Expiry is judged by the grantor from the expiry it records, never by Deno KV's `expireIn`
  * (which is only the earliest time a record may be deleted), and lease records are never deleted,
@@ -107,15 +256,26 @@ export class DenoKvGrantor extends HttpGrantor {
     if (typeof kv?.atomic !== "function" || typeof kv?.getMany !== "function") {
       throw new LeaseError("ERR_LEASE_CONFIG", "kv must be a Deno.Kv, from Deno.openKv()", { field: "kv" });
     }
-    const { prefix = ["tenure"], clockSkewMs = 1000, minDurationMs, maxDurationMs, ...client } = options;
+    const { prefix = ["tenure"], clockSkewMs = 1000, watchPollMs = WATCH_POLL_MS, minDurationMs, maxDurationMs, ...client } = options;
     if (!Array.isArray(prefix)) {
       throw new LeaseError("ERR_LEASE_CONFIG", "prefix must be an array of Deno KV key parts", { field: "prefix" });
     }
+    if (!Number.isInteger(watchPollMs) || watchPollMs < 0 || watchPollMs > 2_147_483_647) {
+      throw new LeaseError("ERR_LEASE_CONFIG", "watchPollMs must be a whole number of ms from 0 to 2147483647", {
+        field: "watchPollMs",
+      });
+    }
     const settings = { clockSkewMs, minDurationMs, maxDurationMs };
     checkOptions(settings);
+    // Made on first use (the server key is read, or made, in the database); a failure is not
+    // kept, so the next request tries again.
     let served = null;
-    const serve = () =>
-      (served ??= serverKey(kv, prefix).then((key) => fetchFrom(kvGrantorCore(kvStore(kv, prefix), { serverKey: key, ...settings }))));
+    const start = async () => {
+      const key = await serverKey(kv, prefix);
+      const core = kvGrantorCore(kvStore(kv, prefix, watchPollMs), { serverKey: key, ...settings });
+      return fetchFrom(core, serveInParts(core));
+    };
+    const serve = () => (served ??= start().catch((error) => ((served = null), Promise.reject(error))));
     super({
       ...client,
       baseUrl: "http://deno-kv.tenure.invalid",

@@ -107,9 +107,12 @@ export class LeaseGrantorObject {
         await written;
         return true;
       },
-      changed: (kind, name, waitMs) =>
+      changed: (kind, name, waitMs, stamps) =>
         new Promise((resolve) => {
           const key = keyOf(kind, name);
+          // A write that landed after the reads and before this wait has changed it already.
+          const seen = stamps.flat().find(([read]) => read === key);
+          if (seen !== undefined && versionOf(key) !== seen[1]) return resolve();
           const wake = () => {
             clearTimeout(timer);
             resolve();

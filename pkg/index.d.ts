@@ -640,7 +640,13 @@ export type LeaseErrorCode =
   /** A {@link Claim} was not safely held when it was about to be completed; nothing was sent. */
   | "ERR_CLAIM_LOST"
   /** The grantor refused a {@link Claim}'s token: the claim ran out or another worker has the item. */
-  | "ERR_CLAIM_STALE";
+  | "ERR_CLAIM_STALE"
+  /**
+   * A grantor on a platform's store (DenoKvGrantor, the Durable Object grantor) found the store
+   * answering what it never does; seen as the `cause` of the request's `ERR_GRANTOR`
+   * (`unreachable`), which may be retried.
+   */
+  | "ERR_GRANTOR_STORE";
 
 /** Every error tenure throws (and every `signal.reason` it sets). */
 export class LeaseError extends Error {

@@ -315,6 +315,22 @@ impl KvGrantor {
         recorded(record).live(self.time_left(record, now_ms))
     }
 
+    /// `live` (the record's live grant) as a retry's reply may promise it: with the time left
+    /// before the recorded expiry, without the skew bound. The holder counts the reply from the
+    /// retry's send, and a grantor whose clock runs ahead of this one's by the skew bound grants
+    /// the resource again as soon as the recorded expiry has passed on this clock: counting the
+    /// skew in would promise up to that much more than the grant has.
+    fn promisable<'a>(
+        &self,
+        live: Option<LiveGrant<'a>>,
+        record: Option<&LeaseRecord>,
+        now_ms: u64,
+    ) -> Option<LiveGrant<'a>> {
+        let until = micros(record?.expires_at_ms);
+        let remaining = rules::time_left(until, micros(now_ms)).unwrap_or(Duration::ZERO);
+        live.map(|live| LiveGrant { remaining, ..live })
+    }
+
     fn handoff<'a>(&self, record: Option<&'a LeaseRecord>, now_ms: u64) -> Option<Handoff<'a>> {
         let record = record?;
         let to = record.handed_to.as_deref()?;
@@ -336,6 +352,7 @@ impl KvGrantor {
         let live = self.live(lease, now_ms);
         match previous(lease, &req.holder, &req.request_id, &request)? {
             Some(Replied::Grant(stored)) => {
+                let live = self.promisable(live, lease, now_ms);
                 let reply = rules::replayed_grant(stored, &req.holder, live);
                 return Ok(Decided::read_only(self.with_secret(&req.resource, reply)));
             }
@@ -413,6 +430,7 @@ impl KvGrantor {
         let live = self.live(lease, now_ms);
         match previous(lease, &req.holder, &req.request_id, &request)? {
             Some(Replied::Renew(stored)) => {
+                let live = self.promisable(live, lease, now_ms);
                 let reply = rules::replayed_renewal(stored, &req.holder, live, proven)?;
                 return Ok(Decided::read_only(reply));
             }

@@ -342,6 +342,40 @@ fn a_clock_skew_bound_keeps_a_grant_live_that_much_longer_everywhere() {
 }
 
 #[test]
+fn a_retry_is_promised_what_the_recorded_expiry_leaves_never_the_skew_bound() {
+    // A holder counts a retry's reply from the retry's send; a grantor whose clock runs ahead of
+    // this one's by the skew bound grants the resource again once the recorded expiry has passed
+    // on this clock. So a replayed grant or renewal may promise the time left before the recorded
+    // expiry, and not the skew bound on top, which only keeps the grant live longer.
+    let g = grantor(500);
+    let mut store = Store::default();
+    let req = grant_req("a", "1", 1_000, None);
+    let secret = store.grant(&g, &req, T0).lease_secret.unwrap();
+    let retry = g.grant(&req, store.lease.as_ref(), T0 + 400).unwrap();
+    assert_eq!(retry.reply.reply.duration_ms, Some(600));
+    let renewal = renew_req("a", 1, "2", Some(&secret));
+    assert!(store.renew(&g, &renewal, T0 + 500).unwrap().renewed);
+    let again = g.renew(&renewal, store.lease.as_ref(), T0 + 900).unwrap();
+    assert_eq!(
+        (again.reply.renewed, again.reply.duration_ms),
+        (true, Some(600))
+    );
+    // Past the recorded expiry, within the skew bound: still live, so still held by "a" (nobody
+    // else is granted), but nothing is left to promise.
+    let late = g.grant(&req, store.lease.as_ref(), T0 + 1_700).unwrap();
+    assert!(!late.reply.reply.granted);
+    assert_eq!(late.reply.reply.holder.as_deref(), Some("a"));
+    let late = g.renew(&renewal, store.lease.as_ref(), T0 + 1_700).unwrap();
+    assert!(!late.reply.renewed);
+    assert!(
+        !store
+            .grant(&g, &grant_req("b", "3", 1_000, None), T0 + 1_700)
+            .reply
+            .granted
+    );
+}
+
+#[test]
 fn fenced_writes_land_in_token_order_and_need_the_grants_secret() {
     let g = grantor(0);
     let secrets = Secrets::new([9; SERVER_KEY_LEN]);

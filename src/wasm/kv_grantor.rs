@@ -5,13 +5,17 @@
 //!
 //! - `read(gets, ranges)`: `gets` an array of `[kind, name]`, `ranges` an array of
 //!   `[kind, start, end, limit]` (the records of a kind named from `start` up to, not including,
-//!   `end`, in order, at most `limit`, or all when it is undefined); resolves to `{values, ranges, stamp}`: each get's JSON text
-//!   (`undefined` where none is stored), each range's `[name, text]` pairs, and whatever the store
-//!   needs to check at commit that none of what was read changed since;
+//!   `end`, in order, at most `limit`, or all when it is undefined); resolves to
+//!   `{values, ranges, stamp}`: each get's JSON text (`undefined` where none is stored), each
+//!   range's `[name, text]` pairs, and whatever the store needs to check at commit that none of
+//!   what was read changed since;
 //! - `commit(stamps, writes)`: `stamps` those of every read of the request, `writes` an array of
 //!   `[kind, name, text]` (`text` undefined: delete), written atomically unless something read
 //!   changed since; resolves to whether it was written;
-//! - `changed(kind, name, waitMs)`: resolves once that record changes, or after `waitMs`.
+//! - `changed(kind, name, waitMs, stamps)`: resolves once that record differs from what the
+//!   reads that resolved `stamps` saw (at once if it already does), or after `waitMs`. The
+//!   stamps are passed so that a change landing between those reads and the start of the wait
+//!   is not missed: the watch would otherwise wait for a further change, or its whole wait.
 //!
 //! A commit refused because a record changed is decided again from fresh reads: the store's
 //! own atomicity (a Durable Object's single thread, Deno KV's versionstamp checks) is what makes
@@ -185,7 +189,7 @@ impl Inner {
                         });
                     }
                     let wait = recheck.map_or(left, |r| left.min(millis(r)));
-                    self.changed(&key, wait).await?;
+                    self.changed(&key, wait, &stamps).await?;
                 }
                 Step::Read(_) => unreachable!("the read loop answers every read"),
             }
@@ -283,13 +287,14 @@ impl Inner {
         Ok(committed.is_truthy())
     }
 
-    async fn changed(&self, key: &Key, wait_ms: f64) -> Result<(), JsValue> {
+    async fn changed(&self, key: &Key, wait_ms: f64, stamp: &JsValue) -> Result<(), JsValue> {
         let waited = self.call(
             "changed",
             &[
                 JsValue::from_str(key.kind()),
                 JsValue::from_str(&key.name()),
                 JsValue::from(wait_ms.ceil()),
+                stamp.clone(),
             ],
         )?;
         JsFuture::from(waited).await.map(drop)

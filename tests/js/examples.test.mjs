@@ -1,6 +1,7 @@
 // Builds and runs every example in examples/ against a real grantor, the way its README says to
-// run it: Node processes, Deno, a Vite app and a dedicated worker in Chromium (served by the
-// grantor with --static-dir), and a Cloudflare Worker in workerd through Miniflare.
+// run it: Node processes, Deno (with the grantor, and with Deno KV as the grantor), a Vite app
+// and a dedicated worker in Chromium (served by the grantor with --static-dir), and a Cloudflare
+// Worker in workerd through Miniflare.
 
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -168,6 +169,58 @@ describe("examples/deno: await using in Deno", () => {
     assert.deepEqual(wrote.map((e) => [e.part, e.accepted, e.renewals]), [[1, true, 1], [2, true, 2], [3, true, 3]]);
     assert.equal(pick(events, "status-inside")[0].holder, "rebuilder-1");
     assert.equal(pick(events, "status-after")[0].holder, null);
+  });
+});
+
+describe("examples/deno-kv: a lease from Deno KV, with no grantor server", () => {
+  let dir;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "tenure-example-deno-kv-"));
+  });
+
+  after(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("type-checks against the package's declarations, with Deno's own Deno.Kv", async () => {
+    const { done } = runJsonLines(DENO, ["check", "--no-lock", "--unstable-kv", join(examples, "deno-kv", "main.ts")]);
+    const result = await done;
+    assert.equal(result.code, 0, result.stderr);
+  });
+
+  it("runs in one of two instances at a time sharing a database, and hands over on release", async () => {
+    const db = join(dir, "leases.sqlite3");
+    // As the README runs it, the database in a directory of its own: only it is writable.
+    const run = (id, onEvent) =>
+      runJsonLines(
+        DENO,
+        ["run", "--no-lock", "--unstable-kv", `--allow-read=${repo},${dir}`, `--allow-write=${dir}`, join(examples, "deno-kv", "main.ts"), db, id],
+        { onEvent },
+      );
+    // The second starts once the first holds the lease, so it waits for it.
+    let second;
+    const first = run("worker-1", (event) => {
+      if (event.event === "acquired") second = run("worker-2");
+    });
+    const a = await first.done;
+    assert.ok(second, `the first instance acquired the lease: ${a.stderr}`);
+    const b = await second.done;
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    for (const run of [a, b]) {
+      assert.deepEqual(
+        run.events.map((e) => e.event),
+        ["campaigning", "acquired", "step", "step", "step", "done", "released"],
+      );
+      assert.deepEqual(pick(run.events, "step").map((e) => e.accepted), [true, true, true]);
+      assert.ok(pick(run.events, "done")[0].renewals >= 1, "1.2 s of steps on a 2 s lease renews");
+    }
+    const [tokenA, tokenB] = [a, b].map((run) => pick(run.events, "acquired")[0].token);
+    assert.ok(tokenB > tokenA, `${tokenB} > ${tokenA}`);
+    // Had the two overlapped, the first's writes after the second's first would have been
+    // refused (a smaller token); all were accepted. After the second, nobody holds it.
+    assert.equal(pick(b.events, "released")[0].holderNow, null);
   });
 });
 

@@ -1,9 +1,11 @@
 // Runs the code of docs/guide.md and of the README's quickstarts. A fenced block whose info string
 // is `js test` is a complete program, run in Node (with "tenure" resolved through node_modules to
 // pkg/); `js test-browser` runs as a module in a Chromium page (with an import map for "tenure").
-// Each gets a fresh reference grantor, which replaces the documents' http://127.0.0.1:8040. A
-// block fails the test if it throws or exits non-zero. In the guide every JavaScript block must be
-// runnable and every section must have one; in the README every quickstart must have one.
+// Each gets a fresh reference grantor, which replaces the documents' http://127.0.0.1:8040.
+// `js test-deno` runs in Deno with Deno KV, its database file ("data/leases.sqlite3" in the
+// document) in a fresh directory, the only one it may write. A block fails the test if it throws
+// or exits non-zero. In the guide every JavaScript block must be runnable and every section must
+// have one; in the README every quickstart must have one.
 
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -38,6 +40,8 @@ async function launchChromium() {
 }
 
 const DOC_GRANTOR = "http://127.0.0.1:8040";
+const DOC_KV_FILE = '"data/leases.sqlite3"';
+const DENO = join(repo, "node_modules", ".bin", "deno");
 const SNIPPET_TIMEOUT_MS = 30_000;
 const SCRIPT_LANGS = new Set(["js", "javascript", "mjs", "ts", "typescript"]);
 
@@ -64,7 +68,13 @@ function blocks(file) {
       file,
       line: start + 1,
       lang: fence[1],
-      runIn: tags.includes("test") ? "node" : tags.includes("test-browser") ? "browser" : null,
+      runIn: tags.includes("test")
+        ? "node"
+        : tags.includes("test-browser")
+          ? "browser"
+          : tags.includes("test-deno")
+            ? "deno"
+            : null,
       section,
       subsection,
       code: body.join("\n") + "\n",
@@ -169,10 +179,14 @@ async function serveSnippets() {
   };
 }
 
-/** Runs `code` as an ES module in Node from the repository root; resolves {code, stdout, stderr}. */
-function runInNode(code) {
+/**
+ * Runs `code` as an ES module in Node from the repository root (or with `deno`, Deno's arguments,
+ * in Deno); resolves {code, stdout, stderr}.
+ */
+function runProgram(code, deno) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-"], {
+    const [command, args] = deno ? [DENO, ["run", ...deno, "-"]] : [process.execPath, ["--input-type=module", "-"]];
+    const child = spawn(command, args, {
       cwd: repo,
       stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env, NO_COLOR: "1" },
@@ -232,11 +246,24 @@ describe("the snippets run", () => {
   for (const block of runnable) {
     const where = [block.section, block.subsection].filter(Boolean).join(" / ");
     it(`${block.file}:${block.line} (${where}) in ${block.runIn}`, { timeout: SNIPPET_TIMEOUT_MS + 10_000 }, async () => {
+      if (block.runIn === "deno") {
+        // Deno KV is the grantor: no reference grantor, a database file of its own.
+        const dir = mkdtempSync(join(tmpdir(), "tenure-guide-deno-"));
+        try {
+          const code = block.code.replaceAll(DOC_KV_FILE, JSON.stringify(join(dir, "leases.sqlite3")));
+          const permissions = ["--no-lock", "--unstable-kv", `--allow-read=${repo},${dir}`, `--allow-write=${dir}`];
+          const result = await runProgram(code, permissions);
+          assert.equal(result.code, 0, `exit ${result.code}\n${result.stderr}${result.stdout}`);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+        return;
+      }
       const grantor = await startGrantor();
       try {
         const code = block.code.replaceAll(DOC_GRANTOR, grantor.url);
         if (block.runIn === "node") {
-          const result = await runInNode(code);
+          const result = await runProgram(code);
           assert.equal(result.code, 0, `exit ${result.code}\n${result.stderr}${result.stdout}`);
         } else {
           assert.equal(await runInBrowser(code), null);

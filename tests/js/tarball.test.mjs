@@ -106,7 +106,11 @@ describe("the packed tarball", () => {
   it("attw finds nothing for node10, node16 from CJS and ESM, and bundlers", async () => {
     const { stdout } = await run(bin("attw"), [tgz, "--format", "json"], { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
     const report = JSON.parse(stdout);
-    const problems = report.analysis.problems ?? [];
+    // tenure/deno-kv is an ES module only: Deno, the one runtime it is for, never requires.
+    const esmOnly = new Set(["./deno-kv"]);
+    const problems = (report.analysis.problems ?? []).filter(
+      (problem) => !(problem.kind === "CJSResolvesToESM" && esmOnly.has(problem.entrypoint)),
+    );
     assert.deepEqual(problems, [], JSON.stringify(problems, null, 2));
     const entrypoints = Object.keys(report.analysis.entrypoints);
     assert.ok(entrypoints.includes("."), `analysed ${entrypoints}`);

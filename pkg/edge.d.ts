@@ -1,0 +1,73 @@
+// Types of the grantors that live in a platform's own store: "tenure/deno-kv" (DenoKvGrantor) and
+// "tenure/durable-object". Each has its own block below.
+
+import type { BatchRenewalsOptions, HttpGrantor } from "./index.d.ts";
+
+// ------------------------------------------------------------------------------------------------
+// tenure/deno-kv: DenoKvGrantor
+// ------------------------------------------------------------------------------------------------
+
+/** A part of a Deno KV key, as `Deno.KvKeyPart`. */
+export type DenoKvKeyPart = Uint8Array | string | number | bigint | boolean | symbol;
+
+/**
+ * A `Deno.Kv`, from `Deno.openKv()`, as {@link DenoKvGrantor} uses it. Spelled out here rather
+ * than as `Deno.Kv` so that these declarations need no Deno types (in Node or a bundler's
+ * project); every `Deno.Kv` is one.
+ */
+export interface DenoKv {
+  get(...args: never[]): Promise<unknown>;
+  getMany(...args: never[]): Promise<unknown>;
+  atomic(): unknown;
+  watch(...args: never[]): unknown;
+}
+
+/** Options of {@link DenoKvGrantor}. */
+export interface DenoKvGrantorOptions {
+  /**
+   * The key parts under which the grantor keeps its records (`[...prefix, "lease", resource]`,
+   * `[...prefix, "fence", resource]` and `[...prefix, "serverKey"]`); `["tenure"]` by default.
+   * Grantors with the same prefix on the same database are one grantor.
+   */
+  prefix?: readonly DenoKvKeyPart[];
+  /**
+   * How much longer every grant counts as live than its recorded expiry, in ms: a bound on how
+   * far the clocks of the processes sharing the database may differ. 1000 by default, for Deno
+   * Deploy, where grantors run on many machines; 0 where every process shares one clock (one
+   * machine, one local database file).
+   */
+  clockSkewMs?: number;
+  /** The shortest duration granted; a shorter request is granted this. 500 by default. */
+  minDurationMs?: number;
+  /** The longest duration granted; a longer request is granted this. 600 000 by default. */
+  maxDurationMs?: number;
+  /**
+   * How often a watch (`observe()`, a waiting `acquire`) also re-reads its record, in ms: on a
+   * local database Deno KV's watch reports only the changes made by this process (on Deno
+   * Deploy, Deno documents it as reporting every change). 250 by default; 0 relies on the watch
+   * alone.
+   */
+  watchPollMs?: number;
+  /** Each call's own timeout (default 10 000 ms), as HttpGrantor's. */
+  timeoutMs?: number;
+  /** Renewals from every holder go out together, as HttpGrantor's. */
+  batchRenewals?: boolean | BatchRenewalsOptions;
+}
+
+/**
+ * A grantor on Deno KV (a local database, or Deno Deploy's), for a `LeaseHolder` in Deno with
+ * no grantor server: every process sharing the database (and prefix) is one grantor. It serves the tenure protocol to itself, in this process, so it does all an
+ * {@link HttpGrantor} does: secrets, retries, batched renewals, `observe()`, fenced writes.
+ *
+ * Grants, renewals and releases are atomic operations checked on the versionstamps of the records
+ * read, so grantors in any number of processes decide as one. Expiry is judged by the grantor
+ * from the expiry it records, never by Deno KV's `expireIn` (only the earliest time a record may
+ * be deleted), and lease records are kept forever, so tokens only grow.
+ */
+export class DenoKvGrantor extends HttpGrantor {
+  /**
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` naming the bad option, or `kv` when it is not a
+   *   `Deno.Kv`
+   */
+  constructor(kv: DenoKv, options?: DenoKvGrantorOptions);
+}
