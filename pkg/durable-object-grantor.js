@@ -19,7 +19,18 @@ export class DurableObjectGrantor extends HttpGrantor {
     if (typeof name !== "string" || name === "") {
       throw new LeaseError("ERR_LEASE_CONFIG", "name must be a non-empty string", { field: "name" });
     }
-    const stub = namespace.get(namespace.idFromName(name));
-    super({ ...client, baseUrl: "https://durable-object.tenure.invalid", fetch: (url, init) => stub.fetch(url, init) });
+    const id = namespace.idFromName(name);
+    let stub = namespace.get(id);
+    const fetch = async (url, init) => {
+      try {
+        return await stub.fetch(url, init);
+      } catch (error) {
+        // A stub whose object was reset (evicted, restarted, overloaded) stays broken: the next
+        // request goes through a new one. This one fails, and is retried as any failed request.
+        stub = namespace.get(id);
+        throw error;
+      }
+    };
+    super({ ...client, baseUrl: "https://durable-object.tenure.invalid", fetch });
   }
 }
