@@ -1,0 +1,89 @@
+// Work claims on Deno KV from several Deno processes sharing one local database: every item is
+// completed exactly once, by the claim the grantor recorded; a process killed (SIGKILL) holding a
+// claim loses it to another process once it runs out, under a larger claim token, and its item is
+// still completed once.
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { denoProcess, repo, scratchDir } from "../support/deno.mjs";
+
+const CLI = join(repo, "tests", "js", "fixtures", "claims", "deno-kv-cli.js");
+
+/** Runs the CLI once to its end; resolves its final report. */
+async function runCli(dir, db, options) {
+  const process = denoProcess(CLI, [db, JSON.stringify(options)], { dir });
+  const done = await process.next((event) => event.type === "done", 120_000);
+  const { code, stderr } = await process.done;
+  assert.equal(code, 0, stderr);
+  return done;
+}
+
+/** Every item of `ids` completed once: by the workers' records and by the grantor's. */
+function assertExactlyOnce(ids, reports, records) {
+  const byItem = new Map();
+  for (const report of reports) {
+    for (const [itemId, token] of report.completions) {
+      assert.ok(!byItem.has(itemId), `item ${itemId} was completed twice`);
+      byItem.set(itemId, { token, workerId: report.workerId });
+    }
+  }
+  assert.equal(byItem.size, ids.length, "every item completed");
+  for (const record of records) {
+    const mine = byItem.get(record.id);
+    assert.equal(record.state, "done", `item ${record.id}`);
+    assert.equal(record.completedToken, mine.token, `item ${record.id}: completing token`);
+    assert.equal(record.completedBy, mine.workerId, `item ${record.id}: completing worker`);
+  }
+}
+
+describe("work claims on Deno KV from several Deno processes", () => {
+  it("three processes complete every item exactly once", { timeout: 240_000 }, async () => {
+    const dir = scratchDir("deno-kv-claims");
+    const db = join(dir, "claims.sqlite3");
+    const queue = "drain";
+    const { ids } = await runCli(dir, db, { queue, enqueue: Array.from({ length: 120 }, (_, n) => ({ n, workMs: 5 })) });
+    const options = { queue, claimMs: 3_000, marginMs: 800, concurrency: 2 };
+    const reports = await Promise.all(["deno-1", "deno-2", "deno-3"].map((workerId) => runCli(dir, db, { ...options, workerId })));
+    const { records, stats } = await runCli(dir, db, { queue, items: ids });
+    assertExactlyOnce(ids, reports, records);
+    assert.ok(reports.filter((r) => r.completions.length > 0).length >= 2, "at least two processes completed items");
+    assert.deepEqual([stats.pending, stats.claimed, stats.done, stats.dead], [0, 0, ids.length, 0]);
+  });
+
+  it("a process killed holding a claim loses it to another once it runs out", { timeout: 240_000 }, async () => {
+    const dir = scratchDir("deno-kv-claims-kill");
+    const db = join(dir, "claims.sqlite3");
+    const queue = "kill";
+    // The first item hangs on its first attempt: whoever takes it first is killed holding it.
+    const payloads = [{ hangAttempts: 1 }, ...Array.from({ length: 20 }, (_, n) => ({ n }))];
+    const { ids } = await runCli(dir, db, { queue, enqueue: payloads });
+    const claimMs = 2_000;
+    const victim = denoProcess(CLI, [db, JSON.stringify({ queue, workerId: "victim", claimMs, marginMs: 600 })], { dir });
+    const working = await victim.next((event) => event.type === "working", 60_000);
+    // Later than the claim was made: the claim runs out no earlier than claimMs after this.
+    const workingAt = Date.now();
+    assert.equal(working.itemId, ids[0]);
+    victim.child.kill("SIGKILL");
+    await victim.done;
+    const survivor = await runCli(dir, db, { queue, workerId: "survivor", claimMs, marginMs: 600 });
+    const { records } = await runCli(dir, db, { queue, items: ids });
+    const hung = records[0];
+    assert.equal(hung.state, "done");
+    assert.equal(hung.completedBy, "survivor");
+    assert.ok(hung.completedToken > working.token, `claim token ${hung.completedToken} after ${working.token}`);
+    assert.equal(hung.attempts, 2, "the killed claim counted as an attempt");
+    // The survivor could only take the hung item once the killed claim ran out: left to itself
+    // it finishes the other items in well under claimMs, so finishing earlier would mean the
+    // claim was taken from a holder still within it.
+    const waitedMs = Date.now() - workingAt;
+    assert.ok(waitedMs >= claimMs - 50, `the item was taken ${waitedMs} ms after its ${claimMs} ms claim began`);
+    const completed = new Map(survivor.completions);
+    assert.equal(completed.get(ids[0]), hung.completedToken);
+    assertExactlyOnce(
+      ids.slice(1),
+      [{ ...survivor, completions: survivor.completions.filter(([id]) => id !== ids[0]) }],
+      records.slice(1),
+    );
+  });
+});
