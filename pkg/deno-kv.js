@@ -14,22 +14,6 @@ provideEdgeCore(inlineEdgeModule);
 const READ_CHUNK = 10;
 
 /**
- * The most renewals of a `/v1/renew/batch` decided and committed together. Each renewal's record
- * is checked and may be written in one atomic operation, and Deno KV allows at most 100 checks
- * and 800 KiB of mutations in one: at 10 a commit stays within both even when every record is at
- * its largest (about 57 KB: the longest names, escaped, in all 16 outcomes kept), and its records
- * are read in one `getMany`.
- */
-const RENEWALS_PER_COMMIT = 10;
-
-/** The most renewals in one batch, and the longest batch body, that the grantor accepts. */
-const MAX_BATCH_RENEWALS = 10_000;
-const MAX_BATCH_BODY_CHARS = 8 * 1024 * 1024;
-
-/** How many parts of a split batch are in flight at once (remote databases gain from a few). */
-const BATCH_PARTS_AT_ONCE = 4;
-
-/**
  * How long a read or commit that found the database locked is tried again. Processes sharing a
  * local database take turns writing to its SQLite file, and Deno KV reports a write that lost
  * the turn as "database is locked" without retrying it; such a commit wrote nothing (SQLite rolls
@@ -189,50 +173,6 @@ async function serverKey(kv, prefix) {
 }
 
 /**
- * `core.serve`, with a batch of renewals too large for one commit served in parts of
- * `RENEWALS_PER_COMMIT`, their results joined in order. Renewals in a batch are independent (each
- * is answered as if sent alone), so parts need not commit together. A part that fails answers for
- * the whole batch, which the client then retries; the parts that did commit are answered again
- * from the outcomes their records keep.
- */
-function serveInParts(core) {
-  const serve = (method, path, body) => core.serve(method, path, body);
-  return async (method, path, body) => {
-    if (method !== "POST" || path !== "/v1/renew/batch") return serve(method, path, body);
-    let renewals;
-    try {
-      // Only this process's HttpGrantor sends to this grantor, so the body is its own JSON and
-      // reading it here loses nothing the grantor's own reading would have refused.
-      const parsed = JSON.parse(body);
-      if (Object.keys(parsed).length === 1 && Array.isArray(parsed.renewals)) renewals = parsed.renewals;
-    } catch {
-      // Not JSON: the grantor refuses it as it is.
-    }
-    // A batch the grantor refuses whole (too many renewals, too large a body) is left to it.
-    const whole = !renewals || renewals.length <= RENEWALS_PER_COMMIT || renewals.length > MAX_BATCH_RENEWALS;
-    if (whole || body.length > MAX_BATCH_BODY_CHARS) return serve(method, path, body);
-    const parts = [];
-    for (let i = 0; i < renewals.length; i += RENEWALS_PER_COMMIT) {
-      parts.push(JSON.stringify({ renewals: renewals.slice(i, i + RENEWALS_PER_COMMIT) }));
-    }
-    const replies = new Array(parts.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < parts.length) {
-        const i = next++;
-        replies[i] = await serve(method, path, parts[i]);
-        if (replies[i].status !== 200) next = parts.length; // the batch fails: send no more parts
-      }
-    };
-    await Promise.all(Array.from({ length: BATCH_PARTS_AT_ONCE }, worker));
-    const failed = replies.find((reply) => reply && reply.status !== 200);
-    if (failed) return failed;
-    const results = replies.flatMap((reply) => JSON.parse(reply.body).results);
-    return { status: 200, body: JSON.stringify({ results }) };
-  };
-}
-
-/**
  * A grantor on Deno KV: `new DenoKvGrantor(kv, options)` with a `Deno.Kv` (from
  * `Deno.openKv()`), for a LeaseHolder or WorkClaimer as any grantor. It speaks the tenure
  * protocol to itself, in this process (an HttpGrantor whose requests never leave it), so it does
@@ -272,8 +212,9 @@ export class DenoKvGrantor extends HttpGrantor {
     let served = null;
     const start = async () => {
       const key = await serverKey(kv, prefix);
-      const core = kvGrantorCore(kvStore(kv, prefix, watchPollMs), { serverKey: key, ...settings });
-      return fetchFrom(core, serveInParts(core));
+      // Deno KV's atomic operations are small: large batches and enqueues go in parts.
+      const core = kvGrantorCore(kvStore(kv, prefix, watchPollMs), { serverKey: key, smallCommits: true, ...settings });
+      return fetchFrom(core);
     };
     const serve = () => (served ??= start().catch((error) => ((served = null), Promise.reject(error))));
     super({

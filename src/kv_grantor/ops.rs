@@ -13,10 +13,10 @@ use serde_json::Value;
 use super::view::{to_json, Halt, Read, Reads, View};
 use super::{Decided, FenceRecord, Key, KvGrantor, LeaseRecord};
 use crate::protocol::{
-    ClaimRequest, CompleteRequest, EnqueueRequest, ErrorCode, ErrorReply, FailRequest,
-    FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest, ItemRequest,
-    QueueStatsRequest, ReleaseRequest, RenewBatchReply, RenewRequest, RevokeRequest, StatusRequest,
-    WatchRequest,
+    ClaimRequest, CompleteRequest, EnqueueReply, EnqueueRequest, ErrorCode, ErrorReply,
+    FailRequest, FencedReadRequest, FencedWriteRequest, GrantRequest, HeartbeatRequest,
+    ItemRequest, QueueStatsRequest, ReleaseRequest, RenewBatchReply, RenewRequest, RevokeRequest,
+    StatusRequest, WatchRequest,
 };
 use crate::requests::{parse_request, BatchBody, Refusal, MAX_BATCH_BODY_BYTES, MAX_BODY_BYTES};
 use crate::rules::{self, WatchStep};
@@ -40,6 +40,17 @@ pub const ROUTES: [&str; 16] = [
     "/v1/queues/stats",
     "/v1/queues/item",
 ];
+
+/// The renewals of a batch committed together on a store of small commits ([`Op::split`]):
+/// each may check and write one lease record of up to about 57 KB (the longest names, escaped,
+/// in every outcome kept), so ten stay within 100 checks and 800 KiB.
+pub const RENEWALS_PER_PART: usize = 10;
+
+/// The items of an enqueue committed together on a store of small commits ([`Op::split`]):
+/// each may check a dedupe key and write an item (its payload under 64 KiB), its due entry and
+/// its dedupe key, with the counter besides: ten stay within 100 checks, 1,000 mutations and
+/// 800 KiB.
+pub const ITEMS_PER_PART: usize = 10;
 
 /// A request, read and checked, to be decided.
 #[derive(Clone, Debug)]
@@ -156,6 +167,61 @@ impl Op {
             "/v1/queues/item" => Op::Item(parse_request(body)?),
             _ => return Err(Refusal::new(ErrorCode::NotFound, "no such route")),
         })
+    }
+
+    /// The request as parts to decide and commit one after another, for a store whose atomic
+    /// commits are small (Deno KV: at most 100 checks, 1,000 mutations and 800 KiB each): a
+    /// renewal batch in parts of [`RENEWALS_PER_PART`] renewals, an enqueue in parts of
+    /// [`ITEMS_PER_PART`] items; any other request whole. Renewals in a batch are independent
+    /// (each is answered as if sent alone), so parts lose nothing; an enqueue's parts each
+    /// commit their items, so a failure part-way leaves the earlier parts enqueued (their
+    /// retry with the same dedupe keys enqueues nothing twice). Join the parts' replies with
+    /// [`Op::join`].
+    pub fn split(self) -> Vec<Op> {
+        match self {
+            Op::RenewBatch(reqs) if reqs.len() > RENEWALS_PER_PART => reqs
+                .chunks(RENEWALS_PER_PART)
+                .map(|part| Op::RenewBatch(part.to_vec()))
+                .collect(),
+            Op::Enqueue(req) if req.items.len() > ITEMS_PER_PART => req
+                .items
+                .chunks(ITEMS_PER_PART)
+                .map(|part| {
+                    Op::Enqueue(EnqueueRequest {
+                        queue: req.queue.clone(),
+                        items: part.to_vec(),
+                    })
+                })
+                .collect(),
+            op => vec![op],
+        }
+    }
+
+    /// The reply to a request decided in parts ([`Op::split`]), from the parts' reply bodies in
+    /// order: their results (renewals) or items (enqueues) in order.
+    pub fn join(&self, bodies: &[String]) -> Result<String, Refusal> {
+        let unreadable = || Refusal::new(ErrorCode::Internal, "a part's reply is unreadable");
+        match self {
+            Op::RenewBatch(_) => {
+                let mut results = Vec::new();
+                for body in bodies {
+                    let part: RenewBatchReply =
+                        serde_json::from_str(body).map_err(|_| unreadable())?;
+                    results.extend(part.results);
+                }
+                Ok(to_json(&RenewBatchReply { results }))
+            }
+            Op::Enqueue(_) => {
+                let mut items = Vec::new();
+                for body in bodies {
+                    let part: EnqueueReply =
+                        serde_json::from_str(body).map_err(|_| unreadable())?;
+                    items.extend(part.items);
+                }
+                Ok(to_json(&EnqueueReply { items }))
+            }
+            _ => bodies.first().cloned().ok_or_else(unreadable),
+        }
     }
 
     /// The records read first (the rest, if any, [`Op::decide`] asks for).

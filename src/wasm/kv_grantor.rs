@@ -57,6 +57,8 @@ pub struct KvGrantorCore {
 struct Inner {
     grantor: KvGrantor,
     store: JsValue,
+    /// Whether the store's atomic commits are small (Deno KV's): large requests go in parts.
+    small_commits: bool,
 }
 
 #[wasm_bindgen]
@@ -65,7 +67,9 @@ impl KvGrantorCore {
     /// random bytes, kept by the store: the secrets are derived from it), `minDurationMs` and
     /// `maxDurationMs` (the durations granted, 500 and 600 000 by default, as the reference
     /// grantor's), `clockSkewMs` (how much longer every grant and claim counts as live, 0 by
-    /// default), `maxAttempts` (claims an item gets when its enqueue names no limit, 5 by default).
+    /// default), `maxAttempts` (claims an item gets when its enqueue names no limit, 5 by default),
+    /// `smallCommits` (the store's atomic commits are small, as Deno KV's: renewal batches and
+    /// enqueues are committed in parts).
     #[wasm_bindgen(constructor)]
     pub fn new(store: JsValue, options: JsValue) -> Result<KvGrantorCore, JsValue> {
         let key = get(&options, "serverKey")
@@ -88,6 +92,7 @@ impl KvGrantorCore {
             inner: Rc::new(Inner {
                 grantor: KvGrantor::new(Secrets::new(server_key), limits, clock_skew_ms)
                     .with_max_attempts(max_attempts),
+                small_commits: get(&options, "smallCommits").is_truthy(),
                 store,
             }),
         })
@@ -110,6 +115,7 @@ impl KvGrantorCore {
                 })
             } else {
                 match Op::parse(&path, body.as_bytes()) {
+                    Ok(op) if inner.small_commits => inner.run_in_parts(op).await?,
                     Ok(op) => inner.run(op).await?,
                     Err(refusal) => Step::refused(refusal),
                 }
@@ -126,6 +132,32 @@ impl KvGrantorCore {
 }
 
 impl Inner {
+    /// Runs `op` in the parts a store of small commits takes ([`Op::split`]): one after another,
+    /// answering the first part that fails, else all parts' replies joined.
+    async fn run_in_parts(&self, op: Op) -> Result<Step, JsValue> {
+        let parts = op.clone().split();
+        if parts.len() == 1 {
+            return self.run(op).await;
+        }
+        let mut bodies = Vec::with_capacity(parts.len());
+        for part in parts {
+            match self.run(part).await? {
+                Step::Reply {
+                    status: 200, body, ..
+                } => bodies.push(body),
+                failed => return Ok(failed),
+            }
+        }
+        Ok(match op.join(&bodies) {
+            Ok(body) => Step::Reply {
+                status: 200,
+                body,
+                writes: Vec::new(),
+            },
+            Err(refusal) => Step::refused(refusal),
+        })
+    }
+
     /// Decides `op` until its commit is written (or it needs none), waiting out a watch.
     async fn run(&self, op: Op) -> Result<Step, JsValue> {
         let watch_until = op.watch_wait().map(|wait| date_now() + millis(wait));

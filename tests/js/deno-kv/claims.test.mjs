@@ -51,6 +51,34 @@ describe("work claims on Deno KV from several Deno processes", () => {
     assert.deepEqual([stats.pending, stats.claimed, stats.done, stats.dead], [0, 0, ids.length, 0]);
   });
 
+  it("an enqueue larger than one atomic operation holds enqueues every item once", { timeout: 240_000 }, async () => {
+    const dir = scratchDir("deno-kv-claims-large");
+    const db = join(dir, "claims.sqlite3");
+    const queue = "large";
+    // 1,000 items with dedupe keys: 3,001 mutations and 1,001 checks, where Deno KV takes 1,000
+    // and 100 in one atomic operation; the grantor commits them in parts.
+    const enqueue = Array.from({ length: 1000 }, (_, n) => ({ n }));
+    const first = await runCli(dir, db, { queue, enqueue });
+    assert.equal(new Set(first.ids).size, 1000);
+    const keyed = "keyed";
+    const keyedRun = async () => {
+      const process = denoProcess(
+        join(repo, "tests", "js", "fixtures", "claims", "deno-kv-cli.js"),
+        [db, JSON.stringify({ queue: keyed, enqueue, dedupeKeys: true })],
+        { dir },
+      );
+      const done = await process.next((event) => event.type === "done", 120_000);
+      assert.equal((await process.done).code, 0);
+      return done;
+    };
+    const once = await keyedRun();
+    const again = await keyedRun();
+    assert.deepEqual(again.ids, once.ids, "the same keys name the same items");
+    assert.equal(again.enqueued, 0, "nothing enqueued twice");
+    const { stats } = await runCli(dir, db, { queue: keyed, items: [] });
+    assert.deepEqual([stats.pending, stats.claimed, stats.done, stats.dead], [1000, 0, 0, 0]);
+  });
+
   it("a process killed holding a claim loses it to another once it runs out", { timeout: 240_000 }, async () => {
     const dir = scratchDir("deno-kv-claims-kill");
     const db = join(dir, "claims.sqlite3");
