@@ -19,7 +19,12 @@ export class DurableObjectGrantor extends HttpGrantor {
     if (typeof name !== "string" || name === "") {
       throw new LeaseError("ERR_LEASE_CONFIG", "name must be a non-empty string", { field: "name" });
     }
-    const stub = namespace.get(namespace.idFromName(name));
-    super({ ...client, baseUrl: "https://durable-object.tenure.invalid", fetch: (url, init) => stub.fetch(url, init) });
+    const id = namespace.idFromName(name);
+    // A new stub for each request, never one kept: a stub whose object was reset (evicted with a
+    // request in flight, redeployed, aborted) fails every later request made through it, and a
+    // stub belongs to the request that made it, so a grantor kept across requests could not use
+    // it. Making one is local and cheap.
+    const fetch = (url, init) => namespace.get(id).fetch(url, init);
+    super({ ...client, baseUrl: "https://durable-object.tenure.invalid", fetch });
   }
 }
