@@ -179,7 +179,7 @@ describe("the Durable Object grantor across evictions and restarts", () => {
     }
   });
 
-  it("a LeaseHolder keeps its lease through an eviction and a restart, and a rival campaigning meanwhile waits", async () => {
+  it("a LeaseHolder keeps its lease through an eviction and a restart, and a rival campaigning meanwhile waits", async (t) => {
     const name = "holder";
     const resource = "singleton";
     // Renewals every 2 s with 9 s of budget before the margin: an eviction costs one failed
@@ -193,6 +193,12 @@ describe("the Durable Object grantor across evictions and restarts", () => {
     assert.equal(first.acquired, true);
 
     const campaign = new AbortController();
+    // Whatever happened, nothing keeps renewing or campaigning after the test.
+    t.after(() => {
+      campaign.abort();
+      a.surrender("test over");
+      rival.surrender("test over");
+    });
     let rivalGrantedAt = null;
     const rivalDone = rival.acquire({ wait: true, signal: campaign.signal }).then((outcome) => {
       if (outcome.acquired) rivalGrantedAt = Date.now();
