@@ -2,7 +2,10 @@
 // is `js test` is a complete program, run in Node (with "tenure" resolved through node_modules to
 // pkg/); `js test-browser` runs as a module in a Chromium page (with an import map for "tenure").
 // Each gets a fresh reference grantor, which replaces the documents' http://127.0.0.1:8040. A
-// block fails the test if it throws or exits non-zero. In the guide every JavaScript block must be
+// block fails the test if it throws or exits non-zero. `js test-workerd` is a Worker's main
+// module, run in workerd (Miniflare) with the package as Wrangler bundles it and the binding
+// GRANTOR to the Durable Object class it exports as LeaseGrantorObject; it fails the test unless
+// it answers a request with a 2xx status. In the guide every JavaScript block must be
 // runnable and every section must have one; in the README every quickstart must have one.
 
 import { describe, it, before, after } from "node:test";
@@ -17,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startGrantor } from "./support/grantor-process.mjs";
 import { CHROMIUM, CHROMIUM_ARGS } from "./support/browser.mjs";
+import { startWorkers } from "./support/workerd.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -64,7 +68,13 @@ function blocks(file) {
       file,
       line: start + 1,
       lang: fence[1],
-      runIn: tags.includes("test") ? "node" : tags.includes("test-browser") ? "browser" : null,
+      runIn: tags.includes("test")
+        ? "node"
+        : tags.includes("test-browser")
+          ? "browser"
+          : tags.includes("test-workerd")
+            ? "workerd"
+            : null,
       section,
       subsection,
       code: body.join("\n") + "\n",
@@ -116,7 +126,7 @@ describe("the documents have runnable code where they should", () => {
     assert.deepEqual(
       unmarked.map((block) => `docs/guide.md:${block.line}`),
       [],
-      "mark them `js test` (Node) or `js test-browser` (Chromium)",
+      "mark them `js test` (Node), `js test-browser` (Chromium) or `js test-workerd` (a Worker)",
     );
   });
 
@@ -194,6 +204,22 @@ function runInNode(code) {
   });
 }
 
+/**
+ * Runs `code` as a Worker's main module in workerd, with GRANTOR bound to its LeaseGrantorObject
+ * export, and sends it one request; resolves {status, body}.
+ */
+async function runInWorkerd(code) {
+  const mf = await startWorkers({
+    workers: [{ name: "snippet", entry: "snippet.js", contents: code, durableObjects: { GRANTOR: "LeaseGrantorObject" } }],
+  });
+  try {
+    const reply = await mf.dispatchFetch("http://snippet.test/", { signal: AbortSignal.timeout(SNIPPET_TIMEOUT_MS) });
+    return { status: reply.status, body: await reply.text() };
+  } finally {
+    await mf.dispose();
+  }
+}
+
 describe("the snippets run", () => {
   let browser;
   let server;
@@ -232,6 +258,11 @@ describe("the snippets run", () => {
   for (const block of runnable) {
     const where = [block.section, block.subsection].filter(Boolean).join(" / ");
     it(`${block.file}:${block.line} (${where}) in ${block.runIn}`, { timeout: SNIPPET_TIMEOUT_MS + 10_000 }, async () => {
+      if (block.runIn === "workerd") {
+        const reply = await runInWorkerd(block.code);
+        assert.ok(reply.status >= 200 && reply.status < 300, `status ${reply.status}: ${reply.body}`);
+        return;
+      }
       const grantor = await startGrantor();
       try {
         const code = block.code.replaceAll(DOC_GRANTOR, grantor.url);

@@ -44,16 +44,17 @@ function packageModules() {
 
 /**
  * Starts workerd with `workers` (Miniflare's worker options, each without `modules`), each
- * given `fixtureDir`'s file named by its `entry` as its main module, and the package, plus
- * `options` for the whole instance. Resolves the Miniflare instance, ready.
+ * given `fixtureDir`'s file named by its `entry` as its main module (or `contents`, the module's
+ * source, when given), and the package, plus `options` for the whole instance. Resolves the
+ * Miniflare instance, ready.
  */
 export async function startWorkers({ fixtureDir, workers, ...options }) {
   const modules = packageModules();
   const mf = new Miniflare({
     ...options,
-    workers: workers.map(({ entry, ...worker }) => ({
+    workers: workers.map(({ entry, contents, ...worker }) => ({
       ...worker,
-      modules: [{ type: "ESModule", path: entry, contents: readFileSync(join(fixtureDir, entry), "utf8") }, ...modules],
+      modules: [{ type: "ESModule", path: entry, contents: contents ?? readFileSync(join(fixtureDir, entry), "utf8") }, ...modules],
       modulesRoot: "/",
       compatibilityDate: "2025-07-01",
     })),
