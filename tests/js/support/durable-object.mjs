@@ -14,9 +14,10 @@ const fixtureDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures
  * Starts the grantor Worker (and any `workers` beside it, given the GRANTOR binding too).
  * Resolves `{url(name), namespace(), worker(name), mf, restart(), evict(name), stop()}`:
  * `url(name)` is the base URL of the object `name` over HTTP, `namespace()` the binding as Node
- * sees it, `worker(name)` the fetcher of one of `workers`.
+ * sees it, `worker(name)` the fetcher of one of `workers`. With `useSQLite` the object's storage
+ * is SQLite-backed (a class declared with `new_sqlite_classes`), else the key-value backend.
  */
-export async function startDurableObjectGrantor({ workers = [], fixtures = fixtureDir } = {}) {
+export async function startDurableObjectGrantor({ workers = [], fixtures = fixtureDir, useSQLite = false } = {}) {
   const storage = mkdtempSync(join(tmpdir(), "tenure-do-"));
   const start = (port = 0) =>
     startWorkers({
@@ -25,7 +26,7 @@ export async function startDurableObjectGrantor({ workers = [], fixtures = fixtu
       host: "127.0.0.1",
       durableObjectsPersist: storage,
       workers: [
-        { name: "grantor", entry: "grantor-worker.js", durableObjects: { GRANTOR: "TestGrantorObject" } },
+        { name: "grantor", entry: "grantor-worker.js", durableObjects: { GRANTOR: { className: "TestGrantorObject", useSQLite } } },
         ...workers.map((worker) => ({ ...worker, durableObjects: { GRANTOR: { className: "TestGrantorObject", scriptName: "grantor" } } })),
       ],
     });
