@@ -27,7 +27,7 @@ const SERVER_KEY = "serverKey";
  * It sets no alarms, as nothing has to happen at an expiry: every request reads the recorded
  * expiry, a watch waiting on the object is woken at it by the object's own timer, and a watch cut
  * off by an eviction asks again and is answered from the record. An alarm would only wake the
- * object to change nothing (and Miniflare does not fire one set before a restart until re-armed).
+ * object to change nothing.
  *
  * It answers every request it is sent: put your own checks (who may revoke, who may reach it at
  * all) in the Worker in front of it. To change the granted durations, subclass it and override
