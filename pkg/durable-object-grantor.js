@@ -20,17 +20,11 @@ export class DurableObjectGrantor extends HttpGrantor {
       throw new LeaseError("ERR_LEASE_CONFIG", "name must be a non-empty string", { field: "name" });
     }
     const id = namespace.idFromName(name);
-    let stub = namespace.get(id);
-    const fetch = async (url, init) => {
-      try {
-        return await stub.fetch(url, init);
-      } catch (error) {
-        // A stub whose object was reset (evicted, restarted, overloaded) stays broken: the next
-        // request goes through a new one. This one fails, and is retried as any failed request.
-        stub = namespace.get(id);
-        throw error;
-      }
-    };
+    // A new stub for each request, never one kept: a stub whose object was reset (evicted with a
+    // request in flight, redeployed, aborted) fails every later request made through it, and a
+    // stub belongs to the request that made it, so a grantor kept across requests could not use
+    // it. Making one is local and cheap.
+    const fetch = (url, init) => namespace.get(id).fetch(url, init);
     super({ ...client, baseUrl: "https://durable-object.tenure.invalid", fetch });
   }
 }

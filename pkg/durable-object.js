@@ -24,6 +24,11 @@ const SERVER_KEY = "serverKey";
  * only grow across evictions and restarts; expiry is judged on each request from the recorded
  * expiry on the object's clock.
  *
+ * It sets no alarms, as nothing has to happen at an expiry: every request reads the recorded
+ * expiry, a watch waiting on the object is woken at it by the object's own timer, and a watch cut
+ * off by an eviction asks again and is answered from the record. An alarm would only wake the
+ * object to change nothing.
+ *
  * It answers every request it is sent: put your own checks (who may revoke, who may reach it at
  * all) in the Worker in front of it. To change the granted durations, subclass it and override
  * `grantorOptions(env)` to return `{minDurationMs, maxDurationMs}`.

@@ -589,6 +589,41 @@ export class HttpGrantor implements Grantor {
   queueItem(queue: string, itemId: number, options?: { signal?: AbortSignal }): Promise<WorkItemRecord>;
 }
 
+/**
+ * The part of a Durable Object namespace binding (Cloudflare's `DurableObjectNamespace`, such as
+ * `env.GRANTOR`) that {@link DurableObjectGrantor} uses. Any binding fits; no Workers types needed.
+ */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown;
+  get(id: any): { fetch(input: any, init?: any): Promise<any> };
+}
+
+/** Options of {@link DurableObjectGrantor}: HttpGrantor's, but the binding instead of `baseUrl` and `fetch`. */
+export interface DurableObjectGrantorOptions extends Omit<HttpGrantorOptions, "baseUrl" | "fetch"> {
+  /** The Durable Object namespace binding of the `LeaseGrantorObject` class, e.g. `env.GRANTOR`. */
+  namespace: DurableObjectNamespaceLike;
+  /**
+   * Which object: one `LeaseGrantorObject` serves every resource of a name, in one order (a
+   * renewal batch goes to one object). Default `"tenure"`; use several names for more throughput.
+   */
+  name?: string;
+}
+
+/**
+ * A grantor living in a Cloudflare Durable Object (`LeaseGrantorObject` from
+ * "tenure/durable-object"), reached through its namespace binding with no public HTTP hop:
+ * `new DurableObjectGrantor({ namespace: env.GRANTOR })`. An {@link HttpGrantor} in every other
+ * way. It takes a new stub for each request, so one grantor may be kept across requests and
+ * outlives a reset of the object.
+ */
+export class DurableObjectGrantor extends HttpGrantor {
+  /**
+   * @throws {LeaseError} `ERR_LEASE_CONFIG` (field `namespace` or `name`) for a value that is not a
+   * namespace binding or a non-empty name, or as {@link HttpGrantor}'s constructor for its options
+   */
+  constructor(options: DurableObjectGrantorOptions);
+}
+
 /** The outcome of {@link leasedRead}. */
 export type LeasedReadResult<T> =
   | { ok: true; value: T; servedFrom: "lease" | "grantor"; token: number }

@@ -1,7 +1,7 @@
 // Builds and runs every example in examples/ against a real grantor, the way its README says to
 // run it: Node processes, Deno (with the grantor, and with Deno KV as the grantor), a Vite app
-// and a dedicated worker in Chromium (served by the grantor with --static-dir), and a Cloudflare
-// Worker in workerd through Miniflare.
+// and a dedicated worker in Chromium (served by the grantor with --static-dir), and two
+// Cloudflare Workers in workerd through Miniflare (one with its own grantor, a Durable Object).
 
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -13,11 +13,11 @@ import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { build } from "vite";
 import { Miniflare } from "miniflare";
-import { HttpGrantor } from "tenure";
+import { HttpGrantor, LeaseHolder } from "tenure";
 import { chromium } from "playwright-core";
 import { startGrantor } from "./support/grantor-process.mjs";
 import { CHROMIUM, CHROMIUM_ARGS } from "./support/browser.mjs";
-import { workerdEntry } from "./support/workerd.mjs";
+import { startWorkers, workerdEntry } from "./support/workerd.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const examples = join(repo, "examples");
@@ -407,5 +407,82 @@ describe("examples/cloudflare-worker in workerd", () => {
       dead: 0,
     });
     assert.equal((await (await mf.dispatchFetch("http://worker.test/nothing")).text()), "not found");
+  });
+});
+
+describe("examples/cloudflare-durable-object in workerd", () => {
+  const dir = join(examples, "cloudflare-durable-object");
+  const apiKey = "example-key-0123456789";
+  let mf;
+  let base;
+
+  before(async () => {
+    // The binding and class as wrangler.toml declares them, on the backend its migration names.
+    const toml = readFileSync(join(dir, "wrangler.toml"), "utf8");
+    const binding = /\[\[durable_objects\.bindings\]\]\s*name = "(\w+)"\s*class_name = "(\w+)"/.exec(toml);
+    assert.ok(binding, "wrangler.toml binds a Durable Object class");
+    const [, name, className] = binding;
+    assert.match(toml, new RegExp(`new_sqlite_classes = \\["${className}"\\]`));
+    mf = await startWorkers({
+      fixtureDir: join(dir, "src"),
+      port: 0,
+      host: "127.0.0.1",
+      workers: [
+        {
+          name: "example",
+          entry: "index.js",
+          durableObjects: { [name]: { className, useSQLite: true } },
+          bindings: { GRANTOR_API_KEY: apiKey },
+        },
+      ],
+    });
+    base = String(await mf.ready);
+  });
+
+  after(async () => {
+    await mf?.dispose();
+  });
+
+  const report = () => mf.dispatchFetch("http://worker.test/report", { method: "POST" }).then((r) => r.json());
+  const overHttp = () => new HttpGrantor({ baseUrl: new URL("/grantor", base).href, apiKey });
+
+  it("POST /report: one request holds the lease through the binding, writes fenced after a renewal, and releases", async () => {
+    const [one, two] = await Promise.all([report(), report()]);
+    const [won, lost] = one.acquired ? [one, two] : [two, one];
+    assert.equal(won.acquired, true, JSON.stringify({ one, two }));
+    assert.equal(won.accepted, true);
+    assert.ok(won.renewals >= 1);
+    assert.deepEqual(lost, { acquired: false, heldBy: won.holderId });
+    // The same object over HTTP: released, and the report written with the holder's token.
+    const grantor = overHttp();
+    assert.equal((await grantor.status("reports/daily")).holder, null, "released");
+    assert.deepEqual(await grantor.fencedRead("reports/daily"), {
+      payload: { rows: 1200, by: won.holderId },
+      lastToken: won.token,
+    });
+    const again = await report();
+    assert.ok(again.acquired && again.token > won.token);
+  });
+
+  it("/grantor/v1/...: only with the API key, and a holder outside Cloudflare shares the leases with /report", async () => {
+    const statusWith = (headers) =>
+      fetch(new URL("/grantor/v1/status", base), { method: "POST", headers, body: JSON.stringify({ resource: "reports/daily" }) });
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: apiKey }]) {
+      const reply = await statusWith(headers);
+      assert.equal(reply.status, 401, JSON.stringify(headers));
+      assert.equal((await reply.json()).code, "unauthorized");
+    }
+    assert.equal((await statusWith({ authorization: `Bearer ${apiKey}` })).status, 200);
+
+    const holder = new LeaseHolder(overHttp(), { resource: "reports/daily", holderId: "node", leaseMs: 5_000, marginMs: 1_000 });
+    const held = await holder.acquire();
+    assert.equal(held.acquired, true);
+    try {
+      assert.deepEqual(await report(), { acquired: false, heldBy: "node" });
+    } finally {
+      await holder.release();
+    }
+    const after = await report();
+    assert.ok(after.acquired && after.token > held.token, JSON.stringify(after));
   });
 });

@@ -3,9 +3,12 @@
 // pkg/); `js test-browser` runs as a module in a Chromium page (with an import map for "tenure").
 // Each gets a fresh reference grantor, which replaces the documents' http://127.0.0.1:8040.
 // `js test-deno` runs in Deno with Deno KV, its database file ("data/leases.sqlite3" in the
-// document) in a fresh directory, the only one it may write. A block fails the test if it throws
-// or exits non-zero. In the guide every JavaScript block must be runnable and every section must
-// have one; in the README every quickstart must have one.
+// document) in a fresh directory, the only one it may write. `js test-workerd` is a Worker's main
+// module, run in workerd (Miniflare) with the package as Wrangler bundles it and the binding
+// GRANTOR to the Durable Object class it exports as LeaseGrantorObject; it fails the test unless
+// it answers a request with a 2xx status. A block fails the test if it throws or exits non-zero.
+// In the guide every JavaScript block must be runnable and every section must have one; in the
+// README every quickstart must have one.
 
 import { describe, it, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -19,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startGrantor } from "./support/grantor-process.mjs";
 import { CHROMIUM, CHROMIUM_ARGS } from "./support/browser.mjs";
+import { startWorkers } from "./support/workerd.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -74,6 +78,8 @@ function blocks(file) {
           ? "browser"
           : tags.includes("test-deno")
             ? "deno"
+            : tags.includes("test-workerd")
+              ? "workerd"
             : null,
       section,
       subsection,
@@ -126,7 +132,7 @@ describe("the documents have runnable code where they should", () => {
     assert.deepEqual(
       unmarked.map((block) => `docs/guide.md:${block.line}`),
       [],
-      "mark them `js test` (Node) or `js test-browser` (Chromium)",
+      "mark them `js test` (Node), `js test-browser` (Chromium) or `js test-workerd` (a Worker)",
     );
   });
 
@@ -208,6 +214,22 @@ function runProgram(code, deno) {
   });
 }
 
+/**
+ * Runs `code` as a Worker's main module in workerd, with GRANTOR bound to its LeaseGrantorObject
+ * export, and sends it one request; resolves {status, body}.
+ */
+async function runInWorkerd(code) {
+  const mf = await startWorkers({
+    workers: [{ name: "snippet", entry: "snippet.js", contents: code, durableObjects: { GRANTOR: "LeaseGrantorObject" } }],
+  });
+  try {
+    const reply = await mf.dispatchFetch("http://snippet.test/", { signal: AbortSignal.timeout(SNIPPET_TIMEOUT_MS) });
+    return { status: reply.status, body: await reply.text() };
+  } finally {
+    await mf.dispose();
+  }
+}
+
 describe("the snippets run", () => {
   let browser;
   let server;
@@ -257,6 +279,11 @@ describe("the snippets run", () => {
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
+        return;
+      }
+      if (block.runIn === "workerd") {
+        const reply = await runInWorkerd(block.code);
+        assert.ok(reply.status >= 200 && reply.status < 300, `status ${reply.status}: ${reply.body}`);
         return;
       }
       const grantor = await startGrantor();

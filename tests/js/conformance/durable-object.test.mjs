@@ -1,6 +1,6 @@
 // The conformance suite against the Durable Object grantor (LeaseGrantorObject in workerd through
-// Miniflare): over plain HTTP through the Worker in front of it, and through the namespace
-// binding with DurableObjectGrantor.
+// Miniflare): over plain HTTP through the Worker in front of it (on the key-value and the SQLite
+// storage backends), and through the namespace binding with DurableObjectGrantor.
 
 import { HttpGrantor, DurableObjectGrantor } from "tenure";
 import { startDurableObjectGrantor } from "../support/durable-object.mjs";
@@ -17,6 +17,14 @@ const options = {
 describeConformance("Durable Object grantor over HTTP", {
   async setup() {
     const objects = await startDurableObjectGrantor();
+    return { grantor: new HttpGrantor({ baseUrl: objects.url("http") }), teardown: () => objects.stop() };
+  },
+  ...options,
+});
+
+describeConformance("Durable Object grantor over HTTP, SQLite-backed storage", {
+  async setup() {
+    const objects = await startDurableObjectGrantor({ useSQLite: true });
     return { grantor: new HttpGrantor({ baseUrl: objects.url("http") }), teardown: () => objects.stop() };
   },
   ...options,

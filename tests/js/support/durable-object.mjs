@@ -12,19 +12,21 @@ const fixtureDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures
 
 /**
  * Starts the grantor Worker (and any `workers` beside it, given the GRANTOR binding too).
- * Resolves `{url(name), namespace(), mf, restart(), evict(name), stop()}`: `url(name)` is the base
- * URL of the object `name` over HTTP, `namespace()` the binding as Node sees it.
+ * Resolves `{url(name), namespace(), worker(name), mf, restart(), evict(name), stop()}`:
+ * `url(name)` is the base URL of the object `name` over HTTP, `namespace()` the binding as Node
+ * sees it, `worker(name)` the fetcher of one of `workers`. With `useSQLite` the object's storage
+ * is SQLite-backed (a class declared with `new_sqlite_classes`), else the key-value backend.
  */
-export async function startDurableObjectGrantor({ workers = [], fixtures = fixtureDir } = {}) {
+export async function startDurableObjectGrantor({ workers = [], fixtures = fixtureDir, useSQLite = false } = {}) {
   const storage = mkdtempSync(join(tmpdir(), "tenure-do-"));
-  const start = () =>
+  const start = (port = 0) =>
     startWorkers({
       fixtureDir: fixtures,
-      port: 0,
+      port,
       host: "127.0.0.1",
       durableObjectsPersist: storage,
       workers: [
-        { name: "grantor", entry: "grantor-worker.js", durableObjects: { GRANTOR: "TestGrantorObject" } },
+        { name: "grantor", entry: "grantor-worker.js", durableObjects: { GRANTOR: { className: "TestGrantorObject", useSQLite } } },
         ...workers.map((worker) => ({ ...worker, durableObjects: { GRANTOR: { className: "TestGrantorObject", scriptName: "grantor" } } })),
       ],
     });
@@ -36,10 +38,15 @@ export async function startDurableObjectGrantor({ workers = [], fixtures = fixtu
     },
     url: (name = "tenure") => new URL(`/grantor/${name}/`, base).href,
     namespace: () => mf.getDurableObjectNamespace("GRANTOR", "grantor"),
-    /** Stops workerd and starts it again on the same storage. */
+    worker: (name) => mf.getWorker(name),
+    /**
+     * Stops workerd and starts it again on the same storage and the same port, so that clients
+     * holding the old URL (a LeaseHolder renewing, a watch polling) carry on across the restart.
+     */
     async restart() {
+      const { port } = new URL(base);
       await mf.dispose();
-      mf = await start();
+      mf = await start(Number(port));
       base = String(await mf.ready);
     },
     /** Drops the object's instance; the next request makes a new one from storage. */

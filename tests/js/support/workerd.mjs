@@ -44,18 +44,23 @@ function packageModules() {
 
 /**
  * Starts workerd with `workers` (Miniflare's worker options, each without `modules`), each
- * given `fixtureDir`'s file named by its `entry` as its main module, the files named by its
- * `imports` (`[path, file]`: the module path it imports, the file relative to `fixtureDir`), and
- * the package, plus `options` for the whole instance. Resolves the Miniflare instance, ready.
+ * given `fixtureDir`'s file named by its `entry` as its main module (or `contents`, the module's
+ * source, when given), the files named by its `imports` (`[path, file]`: the module path it
+ * imports, the file relative to `fixtureDir`), and the package, plus `options` for the whole
+ * instance. Resolves the Miniflare instance, ready.
  */
 export async function startWorkers({ fixtureDir, workers, ...options }) {
   const modules = packageModules();
   const module = (path, file) => ({ type: "ESModule", path, contents: readFileSync(join(fixtureDir, file), "utf8") });
   const mf = new Miniflare({
     ...options,
-    workers: workers.map(({ entry, imports = [], ...worker }) => ({
+    workers: workers.map(({ entry, contents, imports = [], ...worker }) => ({
       ...worker,
-      modules: [module(entry, entry), ...imports.map(([path, file]) => module(path, file)), ...modules],
+      modules: [
+        contents === undefined ? module(entry, entry) : { type: "ESModule", path: entry, contents },
+        ...imports.map(([path, file]) => module(path, file)),
+        ...modules,
+      ],
       modulesRoot: "/",
       compatibilityDate: "2025-07-01",
     })),

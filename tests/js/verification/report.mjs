@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Prints the figures the verification suites wrote (to $TENURE_FIGURES_DIR, by default
-// <tmpdir>/tenure-figures) as Markdown tables: fault kind × runtime, then the design's tests,
-// the hidden tab and the grantor faults.
+// <tmpdir>/tenure-figures) as Markdown tables: fault kind × runtime, then the design's tests
+// (against the reference grantor, then the Durable Object grantor), the hidden tab and the
+// grantor faults.
 //
 //   node --test --test-concurrency=1 tests/js/verification/ && node tests/js/verification/report.mjs
 
@@ -79,9 +80,13 @@ if (node || chromium) {
   out.push("");
 }
 
-const design = load("design");
-if (design) {
-  out.push("### The design's verification tests");
+for (const [suite, title] of [
+  ["design", "The design's verification tests"],
+  ["design-durable-object", "The design's verification tests, Durable Object grantor in workerd (holders in Node)"],
+]) {
+  const design = load(suite);
+  if (!design) continue;
+  out.push(`### ${title}`);
   out.push("");
   out.push(
     table(
