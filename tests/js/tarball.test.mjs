@@ -109,8 +109,9 @@ describe("the packed tarball", () => {
       (error) => (error.stdout ? { stdout: error.stdout } : Promise.reject(error)),
     );
     const report = JSON.parse(stdout);
-    // tenure/deno-kv is an ES module only: Deno, the one runtime it is for, never requires.
-    const esmOnly = new Set(["./deno-kv"]);
+    // tenure/deno-kv and tenure/durable-object are ES modules only: Deno and workerd, the runtimes
+    // they are for, never require.
+    const esmOnly = new Set(["./deno-kv", "./durable-object"]);
     // tenure/durable-object is for workerd alone (its `workerd` condition; it imports the
     // grantor's module compiled at deploy time), so Node and other bundlers resolve nothing.
     const workerdOnly = new Set(["./durable-object"]);
