@@ -285,6 +285,19 @@ impl KvGrantor {
         );
     }
 
+    /// Forgets the request that made the item's latest claim, once that claim ended: its retry
+    /// is then a new claim (as the replay rule has it for a claim no longer live), and the record
+    /// would otherwise be kept for good.
+    fn forget_claim_request(view: &mut View<'_>, item: &mut ItemRecord) {
+        if let (Some(request_id), Some(worker)) = (item.claim_request_id.take(), &item.claimed_by) {
+            view.delete(Key::ClaimRequest {
+                queue: item.queue.clone(),
+                worker: worker.clone(),
+                request_id,
+            });
+        }
+    }
+
     /// The item's current due index entry.
     fn due_key(item: &ItemRecord, id: u64) -> Key {
         Key::Due {
@@ -359,6 +372,7 @@ impl KvGrantor {
                 }
             };
             view.delete(due);
+            Self::forget_claim_request(view, &mut item);
             if !claimable {
                 // Its last allowed claim ran out: it is dead, not claimable again.
                 item.state = Recorded::Dead;
@@ -503,6 +517,7 @@ impl KvGrantor {
         self.check_proven(&claim)?;
         if !repeated {
             view.delete(Self::due_key(&item, req.item_id));
+            Self::forget_claim_request(view, &mut item);
             item.state = Recorded::Done;
             item.result = Some(req.result.clone());
             item.completed_token = Some(item.claim_token);
@@ -552,6 +567,7 @@ impl KvGrantor {
         self.check_proven(&claim)?;
         if !repeated {
             view.delete(Self::due_key(&item, req.item_id));
+            Self::forget_claim_request(view, &mut item);
             item.state = rules::after_failure(item.attempts, item.max_attempts);
             item.last_error = Some(req.error.clone());
             item.failed_token = Some(item.claim_token);

@@ -746,6 +746,8 @@ mod queues {
             "claimNext claimed the next item"
         );
         assert_eq!(completed["next"]["claimMs"], 500);
+        let claim_requests = store.0.keys().filter(|key| key.kind() == "claim").count();
+        assert_eq!(claim_requests, 0, "an ended claim's request is forgotten");
         let (status, repeat) = settle(
             &mut store,
             &g,
