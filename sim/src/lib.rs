@@ -37,6 +37,7 @@ pub mod claims;
 pub mod clock;
 pub mod grantor;
 pub mod invariants;
+pub mod kv;
 pub mod model;
 pub mod net;
 pub mod observed;
