@@ -16,7 +16,8 @@ use super::{Key, KvGrantor};
 use crate::protocol::{
     ClaimReply, ClaimReplyWithSecret, ClaimRequest, ClaimedItem, CompleteReply, CompleteRequest,
     EnqueueReply, EnqueueRequest, EnqueuedItem, FailReply, FailRequest, HeartbeatReply,
-    HeartbeatRequest, ItemReply, ItemState, QueueStatsReply, Token, WithNextClaim, MAX_TOKEN,
+    HeartbeatRequest, ItemReply, ItemState, NextClaim, QueueStatsReply, Token, WithNextClaim,
+    MAX_TOKEN,
 };
 use crate::requests::Refusal;
 use crate::rules::{self, ClaimRecord, ItemRecord as Recorded};
@@ -454,6 +455,40 @@ impl KvGrantor {
         Ok(())
     }
 
+    /// The item a completion or failure report acts on, checked: the report's claim must be the
+    /// item's live claim, unless `repeated` says the report repeats one already applied (then it
+    /// is answered the same again); either way it needs the claim's secret. Returns the item and
+    /// whether the report is a repeat.
+    fn settled_item(
+        &self,
+        queue: &str,
+        claim: &ClaimRef<'_>,
+        view: &View<'_>,
+        now_ms: u64,
+        repeated: impl FnOnce(&ItemRecord) -> bool,
+    ) -> Result<(ItemRecord, bool), Halt> {
+        let item = self.item(view, queue, claim.item_id)?;
+        let repeated = repeated(&item);
+        if !repeated {
+            self.check_claim(&item, claim, now_ms)?;
+        }
+        self.check_proven(claim)?;
+        Ok((item, repeated))
+    }
+
+    /// The next item a completion or failure report asks to claim (`claimNext`), in its commit.
+    fn claim_next(
+        &self,
+        next: Option<&NextClaim>,
+        queue: &str,
+        worker: &str,
+        view: &mut View<'_>,
+        now_ms: u64,
+    ) -> Result<Option<ClaimReplyWithSecret<Value>>, Halt> {
+        next.map(|next| self.claim(&next.request(queue, worker), view, now_ms))
+            .transpose()
+    }
+
     /// `POST /v1/queues/heartbeat`: extends the live claim to `claimMs` from now; needs the
     /// claim's secret.
     pub fn heartbeat(
@@ -507,14 +542,11 @@ impl KvGrantor {
             token: req.token,
             secret: req.claim_secret.as_ref(),
         };
-        let mut item = self.item(view, &req.queue, req.item_id)?;
-        let repeated = item.state == Recorded::Done
-            && item.completed_token == Some(req.token.get())
-            && item.completed_by.as_deref() == Some(req.worker.as_str());
-        if !repeated {
-            self.check_claim(&item, &claim, now_ms)?;
-        }
-        self.check_proven(&claim)?;
+        let (mut item, repeated) = self.settled_item(&req.queue, &claim, view, now_ms, |item| {
+            item.state == Recorded::Done
+                && item.completed_token == Some(req.token.get())
+                && item.completed_by.as_deref() == Some(req.worker.as_str())
+        })?;
         if !repeated {
             view.delete(Self::due_key(&item, req.item_id));
             Self::forget_claim_request(view, &mut item);
@@ -526,11 +558,13 @@ impl KvGrantor {
             view.put(Key::Item(req.item_id), &item);
             self.count_final(view, &req.queue, Recorded::Done)?;
         }
-        let next = req
-            .claim_next
-            .as_ref()
-            .map(|next| self.claim(&next.request(&req.queue, &req.worker), view, now_ms))
-            .transpose()?;
+        let next = self.claim_next(
+            req.claim_next.as_ref(),
+            &req.queue,
+            &req.worker,
+            view,
+            now_ms,
+        )?;
         Ok(WithNextClaim {
             reply: CompleteReply {
                 completed: true,
@@ -556,15 +590,12 @@ impl KvGrantor {
             token: req.token,
             secret: req.claim_secret.as_ref(),
         };
-        let mut item = self.item(view, &req.queue, req.item_id)?;
-        let repeated = matches!(item.state, Recorded::Pending | Recorded::Dead)
-            && item.failed_token == Some(req.token.get())
-            && item.claim_token == req.token.get()
-            && item.claimed_by.as_deref() == Some(req.worker.as_str());
-        if !repeated {
-            self.check_claim(&item, &claim, now_ms)?;
-        }
-        self.check_proven(&claim)?;
+        let (mut item, repeated) = self.settled_item(&req.queue, &claim, view, now_ms, |item| {
+            matches!(item.state, Recorded::Pending | Recorded::Dead)
+                && item.failed_token == Some(req.token.get())
+                && item.claim_token == req.token.get()
+                && item.claimed_by.as_deref() == Some(req.worker.as_str())
+        })?;
         if !repeated {
             view.delete(Self::due_key(&item, req.item_id));
             Self::forget_claim_request(view, &mut item);
@@ -592,11 +623,13 @@ impl KvGrantor {
             item.attempts,
             item.max_attempts,
         );
-        let next = req
-            .claim_next
-            .as_ref()
-            .map(|next| self.claim(&next.request(&req.queue, &req.worker), view, now_ms))
-            .transpose()?;
+        let next = self.claim_next(
+            req.claim_next.as_ref(),
+            &req.queue,
+            &req.worker,
+            view,
+            now_ms,
+        )?;
         Ok(WithNextClaim {
             reply: FailReply {
                 state,

@@ -6,6 +6,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { assertCompletedExactlyOnce } from "../support/claims.mjs";
 import { denoProcess, repo, scratchDir } from "../support/deno.mjs";
 
 const CLI = join(repo, "tests", "js", "fixtures", "claims", "deno-kv-cli.js");
@@ -19,22 +20,13 @@ async function runCli(dir, db, options) {
   return done;
 }
 
-/** Every item of `ids` completed once: by the workers' records and by the grantor's. */
+/**
+ * Every item of `ids` completed once, by the workers' records and by the grantor's (`records`,
+ * read by a Deno process: Node cannot open the database).
+ */
 function assertExactlyOnce(ids, reports, records) {
-  const byItem = new Map();
-  for (const report of reports) {
-    for (const [itemId, token] of report.completions) {
-      assert.ok(!byItem.has(itemId), `item ${itemId} was completed twice`);
-      byItem.set(itemId, { token, workerId: report.workerId });
-    }
-  }
-  assert.equal(byItem.size, ids.length, "every item completed");
-  for (const record of records) {
-    const mine = byItem.get(record.id);
-    assert.equal(record.state, "done", `item ${record.id}`);
-    assert.equal(record.completedToken, mine.token, `item ${record.id}: completing token`);
-    assert.equal(record.completedBy, mine.workerId, `item ${record.id}: completing worker`);
-  }
+  const grantor = { queueItem: async (_, id) => records.find((record) => record.id === id) };
+  return assertCompletedExactlyOnce(assert, grantor, "", ids, reports);
 }
 
 describe("work claims on Deno KV from several Deno processes", () => {
@@ -46,7 +38,7 @@ describe("work claims on Deno KV from several Deno processes", () => {
     const options = { queue, claimMs: 3_000, marginMs: 800, concurrency: 2 };
     const reports = await Promise.all(["deno-1", "deno-2", "deno-3"].map((workerId) => runCli(dir, db, { ...options, workerId })));
     const { records, stats } = await runCli(dir, db, { queue, items: ids });
-    assertExactlyOnce(ids, reports, records);
+    await assertExactlyOnce(ids, reports, records);
     assert.ok(reports.filter((r) => r.completions.length > 0).length >= 2, "at least two processes completed items");
     assert.deepEqual([stats.pending, stats.claimed, stats.done, stats.dead], [0, 0, ids.length, 0]);
   });
@@ -108,7 +100,7 @@ describe("work claims on Deno KV from several Deno processes", () => {
     assert.ok(waitedMs >= claimMs / 2, `the item was taken ${waitedMs} ms after its ${claimMs} ms claim began`);
     const completed = new Map(survivor.completions);
     assert.equal(completed.get(ids[0]), hung.completedToken);
-    assertExactlyOnce(
+    await assertExactlyOnce(
       ids.slice(1),
       [{ ...survivor, completions: survivor.completions.filter(([id]) => id !== ids[0]) }],
       records.slice(1),
