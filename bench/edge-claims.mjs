@@ -5,7 +5,10 @@
 //
 // - workerd: 1 and 3 Workers (the bench Worker of tests/js/fixtures/durable-object, one claims
 //   worker per Worker) through DurableObjectGrantor on one LeaseGrantorObject, against the same
-//   Workers through HttpGrantor at the reference grantor;
+//   Workers through HttpGrantor at the reference grantor, in a fresh workerd for each run. A
+//   claims worker's whole run is one invocation, and local workerd does not survive a long one
+//   (see SLICE_MS in bench/durable-object.mjs): keep --items small enough that each run ends
+//   within the clients' 10 s request timeout (the bench warns when a run took longer);
 // - Deno: 1 and 3 Deno processes (bench/deno-kv-claims-worker.mjs) through DenoKvGrantor on one
 //   local Deno KV file, against the same processes through HttpGrantor at the reference grantor.
 //
@@ -106,6 +109,8 @@ export async function measureEdgeClaims({ items = 1000, runtimes = ["workerd", "
           const options = { queue, claimMs: CLAIM_MS };
           if (runtime === "workerd") {
             const at = target === "edge" ? { name: "claims" } : { baseUrl: reference.url };
+            // A fresh workerd (same storage) for each run: see SLICE_MS in bench/durable-object.mjs.
+            await objects.restart();
             // Filled and checked from Node over HTTP: the object through the grantor Worker.
             const client = target === "edge" ? new HttpGrantor({ baseUrl: objects.url("claims") }) : grantorAt(reference.url);
             for (let first = 0; first < items; first += 1000) await client.enqueue(queue, payloads(Math.min(1000, items - first)));
@@ -157,6 +162,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   for (const { runtime, workers, ...row } of rows) {
     for (const target of ["edge", "reference"]) {
       if (row[target].lateMs > 0) console.log(`${runtime} x${workers} ${target}: a worker began ${row[target].lateMs} ms after the common start`);
+      if (runtime === "workerd" && row[target].seconds > 9) console.log(`${runtime} x${workers} ${target}: the run took ${row[target].seconds.toFixed(1)} s, near the clients' 10 s timeout (see the header)`);
     }
   }
   console.log("ratio: edge / reference (workerd: Durable Object / reference; Deno: Deno KV / reference); load avg: 1-minute, after the row");
