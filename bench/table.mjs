@@ -375,13 +375,13 @@ if (!quick) {
 // (loadgen over HTTP, and loops in a Worker through the binding), and claims in both.
 if (!quick) {
   const count = (n) => Math.round(n).toLocaleString("en-US");
-  const plural = (n, one) => `${n} ${one}${n === 1 ? "" : "s"}`;
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   log("Deno KV grantor against the reference grantor (Deno processes)");
   const { measureDenoKv } = await import("./deno-kv.mjs");
   for (const { kind, processes, ratio, ...pair } of await measureDenoKv()) {
     const unit = kind === "grant" ? "grants/s" : "renewals/s";
     row(
-      `Deno KV ${kind === "grant" ? "grants" : "renewals"} (one local KV file), ${plural(processes, "Deno process")}, closed loops`,
+      `Deno KV ${kind === "grant" ? "grants" : "renewals"} (one local KV file), ${plural(processes, "Deno process", "Deno processes")}, closed loops`,
       `${count(pair["deno-kv"].perSecond)} ${unit}`,
       `${count(pair.reference.perSecond)} ${unit}: the reference grantor (SQLite), the same Deno processes over HTTP`,
       ratio,
@@ -393,7 +393,7 @@ if (!quick) {
   for (const { mode, connections, durableObject, reference, ratio } of objectRows.http) {
     const unit = mode === "grantor-acquire" ? "grants/s" : "renewals/s";
     row(
-      `Durable Object ${mode === "grantor-acquire" ? "grants" : "renewals"} over HTTP (Miniflare, local), ${plural(connections, "connection")}, loadgen`,
+      `Durable Object ${mode === "grantor-acquire" ? "grants" : "renewals"} over HTTP (Miniflare, local), ${plural(connections, "connection", "connections")}, loadgen`,
       `${count(durableObject.opsPerSecond)} ${unit}`,
       `${count(reference.opsPerSecond)} ${unit}: the reference grantor (SQLite), loadgen`,
       ratio,
@@ -412,7 +412,7 @@ if (!quick) {
   const { measureEdgeClaims } = await import("./edge-claims.mjs");
   for (const { runtime, workers, edge, reference, ratio } of await measureEdgeClaims()) {
     const grantor = runtime === "workerd" ? "Durable Object (Miniflare, local)" : "Deno KV (one local KV file)";
-    const who = runtime === "workerd" ? plural(workers, "Worker") : plural(workers, "Deno process");
+    const who = runtime === "workerd" ? plural(workers, "Worker", "Workers") : plural(workers, "Deno process", "Deno processes");
     row(
       `claims from the ${grantor}, ${who}`,
       `${count(edge.perSecond)} items/s`,
