@@ -1,157 +1,194 @@
-// Grants and renewals per second against the Durable Object grantor (LeaseGrantorObject in
-// workerd through Miniflare, over HTTP through the Worker in front of it), beside the reference
-// grantor on SQLite measured in the same run, with their ratios. A benchmark, not a test: it
-// fails only when a measurement cannot run.
+// Benchmark: the Durable Object grantor (LeaseGrantorObject in workerd, through Miniflare) against
+// the reference grantor (`tenure-grantor serve`, release build, SQLite), grants and renewals per
+// second, both measured in the same run on the same machine by the same load generator:
 //
-// Every figure comes from the native closed-loop load generator (`target/release/loadgen`: one
-// keep-alive connection per simulated client, one request in flight on each), pointed at each
-// grantor's base URL; for the Durable Object that is the object's path on the Worker, so each
-// request goes loadgen → the Worker → `stub.fetch` → the object → its storage. The object is
-// one instance: it is the ceiling of one grantor name. The server CPU per operation is read from
-// /proc over the counted window (the grantor process; workerd, which runs the Worker and the
-// object), and loadgen reports its own.
+// a. Over HTTP, by the native closed-loop load generator (`target/release/loadgen`, one thread,
+//    one keep-alive connection per client, one request in flight on each, a 1 s warm-up not
+//    counted): `grantor-acquire` (each grant on a resource never used before) and
+//    `grantor-renew` (each connection renews its own lease back to back), at the grantor Worker's
+//    `/grantor/<name>/` (the Worker passes each request to the object through its binding) and
+//    at the reference grantor's base URL. Server CPU per operation comes from /proc over the
+//    counted window: the whole workerd process (Worker and object) for one, the grantor for the
+//    other.
+// b. Through the binding: closed loops inside a Worker (bench/grant-loops.js in the bench Worker
+//    of tests/js/fixtures/durable-object), through DurableObjectGrantor, against the same loops
+//    in the same Worker through HttpGrantor at the reference grantor (workerd's outbound fetch to
+//    127.0.0.1), in 1 s invocations (see SLICE_MS for why). Here the load generator shares
+//    workerd with the object, as a Worker would.
 //
-// Needs release builds: cargo build --release -p tenure-grantor -p tenure-loadgen
-//   node bench/durable-object.mjs [--seconds 5] [--connections 16] [--batch 100]
+// Miniflare's workerd on this machine is not Cloudflare's production: the object's storage is a
+// local SQLite file, the Worker, the object and the load generator share these cores with no
+// network between them, and no production limit, placement or replication applies. Figures,
+// not pass/fail.
+//
+//   node bench/durable-object.mjs [--seconds 5] [--leases 100]
+//
+// Needs `cargo build --release -p tenure-grantor -p tenure-loadgen` (or TENURE_GRANTOR_BIN and
+// TENURE_LOADGEN_BIN) and pkg/ built. `measureDurableObject(options)` returns the rows for
+// another script's table.
 
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { cpus, loadavg } from "node:os";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { argument } from "./args.mjs";
-import { childPid, formatUs, measureLoadgen, singleProcess } from "./server-cost.mjs";
+import { childPid, measureLoadgen, singleProcess } from "./server-cost.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-// The reference grantor as deployed (a release build) unless TENURE_GRANTOR_BIN names another;
-// set before the grantor helper is loaded, since it reads the variable once.
+// The grantor as deployed, unless TENURE_GRANTOR_BIN names another; set before the helper that
+// reads it is loaded.
 process.env.TENURE_GRANTOR_BIN ??= join(repo, "target", "release", "tenure-grantor");
-const LOADGEN_BIN = process.env.TENURE_LOADGEN_BIN ?? join(repo, "target", "release", "loadgen");
-const { startGrantor } = await import("../tests/js/support/grantor-process.mjs");
+const { startGrantor, GRANTOR_BIN } = await import("../tests/js/support/grantor-process.mjs");
 const { startDurableObjectGrantor } = await import("../tests/js/support/durable-object.mjs");
+export const LOADGEN_BIN = process.env.TENURE_LOADGEN_BIN ?? join(repo, "target", "release", "loadgen");
 
-const seconds = argument("seconds", 5, { fraction: true });
-const connections = argument("connections", 16);
-const batch = argument("batch", 100);
+/** Clients at once: one (the latency of one request after another) and sixteen. */
+export const CONNECTIONS = [1, 16];
+const WARMUP_SECONDS = 1;
+/**
+ * The Worker's loops run in slices of this long, each its own invocation (a request from here to
+ * the bench Worker), counted after SLICE_WARMUP_MS, `--seconds` slices in all, and in a fresh
+ * workerd for each measurement. Local workerd does not survive one long invocation of this
+ * load, whichever grantor it reaches:
+ * - workerd allows one invocation 10,000 active timers, and each HttpGrantor request
+ *   (DurableObjectGrantor's too) arms an `AbortSignal.timeout` of `timeoutMs` (10 s by default)
+ *   that stays active until it fires, request done or not: past 1,000 requests a second for
+ *   10 s the quota runs out, and the invocation hangs ("the Worker's code had hung") instead of
+ *   failing;
+ * - through the binding, a timer firing inside an invocation that is busy with the object made
+ *   it hang too (seen with `timeoutMs` 1,000), and workerd itself exited mid-run after about
+ *   30,000 requests to the object from one Worker in a few invocations (seen without any tenure
+ *   code, in a plain loop of `stub.fetch`).
+ * A 1 s slice makes a few thousand requests at most here, and ends long before any timer fires.
+ */
+const SLICE_MS = 1_000;
+const SLICE_WARMUP_MS = 200;
+const version = (name) => JSON.parse(readFileSync(join(repo, "node_modules", name, "package.json"), "utf8")).version;
+export const PLATFORM = `Miniflare ${version("miniflare")}, workerd ${version("workerd")} (npm), local`;
+export const NOT_PRODUCTION =
+  "Miniflare's workerd on this machine, not Cloudflare's production: the object's storage is a local SQLite file, " +
+  "Worker, object and load generator share these cores with no network between them, and no production limit, placement or replication applies.";
 
-/** The operations measured: loadgen's mode, its extra arguments, and what it counts. */
-const OPERATIONS = [
-  { label: "grants (a new resource each)", mode: "grantor-acquire", args: [], unit: "grants" },
-  { label: "renewals, one per request", mode: "grantor-renew", args: [], unit: "renewals" },
-  { label: `renewals, batches of ${batch}`, mode: "grantor-batch", args: ["--batch", String(batch)], unit: "renewals" },
-];
+/** The bench Worker's name, and the module files it is given beside its entry. */
+const BENCH_WORKER = {
+  name: "bench",
+  entry: "bench-worker.js",
+  imports: [
+    ["grant-loops.js", "../../../../bench/grant-loops.js"],
+    ["claims-worker.js", "../claims/worker.js"],
+  ],
+};
 
-const log = (text) => process.stderr.write(`${text}\n`);
-
-/** Each operation against `url`, the CPU read from `server()`'s processes. */
-async function measureAll(url, server) {
-  const results = {};
-  for (const op of OPERATIONS) {
-    log(`  ${op.mode} ${url}`);
-    results[op.mode] = await measureLoadgen(
-      LOADGEN_BIN,
-      [op.mode, "--url", url, "--seconds", String(seconds), "--connections", String(connections), ...op.args],
-      { cwd: repo, servers: [server()] },
-    );
-  }
-  return results;
+/** POSTs `body` to the Worker `name` of `objects`; resolves its JSON reply. */
+export async function askWorker(objects, name, body) {
+  const worker = await objects.mf.getWorker(name);
+  const response = await worker.fetch("http://bench.test/", { method: "POST", body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`Worker ${name}: HTTP ${response.status}: ${text}`);
+  return JSON.parse(text);
 }
-
-const count = (n) => Math.round(n).toLocaleString("en-US");
-const cell = (figures, unit) =>
-  `${count(figures.opsPerSecond)} ${unit}/s (p50 ${figures.p50Ms.toFixed(1)} ms, p99 ${figures.p99Ms.toFixed(1)} ms; ` +
-  `server ${formatUs(figures.serverCpuUsPerOp[0])} µs CPU/op)`;
-
-log("reference grantor, SQLite");
-const grantor = await startGrantor();
-let reference;
-try {
-  reference = await measureAll(grantor.url, () => singleProcess(childPid("tenure-grantor")));
-} finally {
-  await grantor.stop();
-}
-
-const objects = {};
-for (const [name, useSQLite] of [
-  ["SQLite-backed", true],
-  ["key-value-backed", false],
-]) {
-  log(`Durable Object grantor (${name} storage) in workerd`);
-  const started = await startDurableObjectGrantor({ useSQLite });
-  try {
-    objects[name] = await measureAll(started.url("bench"), () => singleProcess(childPid("workerd")));
-  } finally {
-    await started.stop();
-  }
-}
-
-// The grantor's own share: the same WebAssembly core (KvGrantorCore) in this Node process over an
-// in-memory Map, one request at a time, so a reader can tell the decisions' cost from workerd's
-// (the Worker, the hop to the object, storage).
-log("the grantor core alone, in Node over a Map");
-const core = await measureCore();
-
-const cpu = cpus();
-console.log(
-  `Durable Object grantor against the reference grantor: node ${process.version}, ${cpu.length} cores ` +
-    `(${cpu[0]?.model.trim()}), load average ${loadavg()[0].toFixed(1)} at the end, loadgen closed loop, ` +
-    `${connections} connections, ${seconds} s counted each`,
-);
-console.log("");
-console.log("| operation | Durable Object grantor | reference grantor (SQLite), same run | ratio |");
-console.log("| --- | --- | --- | --- |");
-for (const op of OPERATIONS) {
-  const base = reference[op.mode];
-  for (const [name, results] of Object.entries(objects)) {
-    const ours = results[op.mode];
-    const ratio = ours.opsPerSecond / base.opsPerSecond;
-    console.log(`| ${op.label}, ${name} object | ${cell(ours, op.unit)} | ${cell(base, op.unit)} | ${ratio.toFixed(2)}x |`);
-  }
-}
-console.log(
-  `| the grantor core alone (Node, a Map for storage): grant / renewal | ${formatUs(core.grantUs)} / ${formatUs(core.renewUs)} µs per op ` +
-    `(a renewal rewrites its ${count(core.recordBytes)}-byte record) | – | – |`,
-);
-console.log("");
-console.log(
-  "Durable Object figures: loadgen → the Worker → stub.fetch → one object, all in one workerd (Miniflare) " +
-    "process whose CPU is the server's; its storage on local disk as Miniflare keeps it, not Cloudflare's. " +
-    "On a shared machine the throughputs move from run to run; the CPU per operation moves less.",
-);
 
 /**
- * µs per grant (each of a new resource) and per renewal (of one lease, over and over) of the
- * grantor core itself, over a Map, after a warm-up; and the renewed record's size.
+ * Grants and renewals per second of the Durable Object grantor and of the reference grantor:
+ * `{http: [{mode, connections, durableObject, reference, ratio, loadAverage}], binding: [{kind,
+ * concurrency, durableObject, reference, ratio, loadAverage}]}`, each ratio Durable Object /
+ * reference.
  */
-async function measureCore() {
-  const { kvGrantorCore, provideEdgeCore } = await import("../pkg/edge-core.js");
-  const { inlineEdgeModule } = await import("../pkg/inline-edge.js");
-  provideEdgeCore(inlineEdgeModule);
-  const records = new Map();
-  const store = {
-    read: async (keys) => ({ values: keys.map(([kind, name]) => records.get(`${kind}:${name}`)), stamp: null }),
-    commit: async (_stamp, writes) => {
-      for (const [kind, name, text] of writes) records.set(`${kind}:${name}`, text);
-      return true;
-    },
-    changed: () => new Promise(() => {}),
-  };
-  const grantor = kvGrantorCore(store, { serverKey: crypto.getRandomValues(new Uint8Array(32)) });
-  const serve = async (path, body) => {
-    const reply = await grantor.serve("POST", path, JSON.stringify(body));
-    if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${reply.body}`);
-    return JSON.parse(reply.body);
-  };
-  const holder = "loadgen-0001";
-  const timed = async (n, op) => {
-    for (let i = 0; i < n / 10; i += 1) await op(`warm-${i}`);
-    const start = performance.now();
-    for (let i = 0; i < n; i += 1) await op(String(i));
-    return ((performance.now() - start) * 1000) / n;
-  };
-  const n = 20_000;
-  const grantUs = await timed(n, (i) => serve("/v1/grant", { resource: `r-${i}`, holder, durationMs: 60_000, requestId: `g-${i}` }));
-  const { token, leaseSecret } = await serve("/v1/grant", { resource: "renewed", holder, durationMs: 60_000, requestId: "g" });
-  const renewUs = await timed(n, (i) =>
-    serve("/v1/renew", { resource: "renewed", holder, token, durationMs: 60_000, requestId: `r-${i}`, leaseSecret }),
-  );
-  return { grantUs, renewUs, recordBytes: records.get("lease:renewed").length };
+export async function measureDurableObject({ seconds = 5, leases = 100, log = () => {} } = {}) {
+  const objects = await startDurableObjectGrantor({ workers: [BENCH_WORKER] });
+  let reference;
+  try {
+    reference = await startGrantor();
+    // Both servers are children of this process: Miniflare starts workerd, the helper the grantor.
+    const servers = { durableObject: singleProcess(childPid("workerd")), reference: singleProcess(childPid("tenure-grantor")) };
+    const urls = { durableObject: objects.url("loadgen"), reference: reference.url };
+
+    const http = [];
+    for (const mode of ["grantor-acquire", "grantor-renew"]) {
+      for (const connections of CONNECTIONS) {
+        const row = { mode, connections };
+        for (const target of ["durableObject", "reference"]) {
+          log(`durable-object bench: loadgen ${mode}, ${connections} connections, ${target}`);
+          const args = [mode, "--url", urls[target], "--connections", String(connections), "--seconds", String(seconds), "--warmup-seconds", String(WARMUP_SECONDS)];
+          row[target] = await measureLoadgen(LOADGEN_BIN, args, { cwd: repo, servers: [servers[target]] });
+        }
+        row.ratio = row.durableObject.opsPerSecond / row.reference.opsPerSecond;
+        row.loadAverage = loadavg()[0];
+        http.push(row);
+      }
+    }
+
+    const binding = [];
+    const targets = { durableObject: { name: "binding" }, reference: { baseUrl: reference.url } };
+    for (const kind of ["grant", "renew"]) {
+      for (const concurrency of CONNECTIONS) {
+        const row = { kind, concurrency };
+        for (const target of ["durableObject", "reference"]) {
+          log(`durable-object bench: in-Worker loops, ${kind}, ${concurrency} in flight, ${target}`);
+          // A fresh workerd (same storage) for each measurement: see SLICE_MS.
+          await objects.restart();
+          const figures = { done: 0, failed: 0, failures: {} };
+          for (let slice = 0; slice < seconds; slice += 1) {
+            const part = await askWorker(objects, BENCH_WORKER.name, {
+              run: "loops",
+              ...targets[target],
+              id: `${kind}-${concurrency}-${slice}`,
+              kind,
+              leases,
+              concurrency,
+              // The first slice warms up the object, the isolate and the connections; each later
+              // one only its own connections (a new invocation has its own).
+              warmupMs: slice === 0 ? WARMUP_SECONDS * 1000 : SLICE_WARMUP_MS,
+              durationMs: SLICE_MS,
+            });
+            figures.done += part.done;
+            figures.failed += part.failed;
+            for (const [key, n] of Object.entries(part.failures)) figures.failures[key] = (figures.failures[key] ?? 0) + n;
+          }
+          row[target] = { ...figures, perSecond: figures.done / ((seconds * SLICE_MS) / 1000) };
+        }
+        row.ratio = row.durableObject.perSecond / row.reference.perSecond;
+        row.loadAverage = loadavg()[0];
+        binding.push(row);
+      }
+    }
+    return { http, binding };
+  } finally {
+    await reference?.stop();
+    await objects.stop();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const seconds = argument("seconds", 5);
+  const leases = argument("leases", 100);
+  const { http, binding } = await measureDurableObject({ seconds, leases, log: (line) => process.stderr.write(`${line}\n`) });
+  const count = (n) => Math.round(n).toLocaleString("en-US");
+  const us = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+  console.log(`Durable Object grantor (${PLATFORM}) against the reference grantor (${GRANTOR_BIN.replace(`${repo}/`, "")}, SQLite), ${seconds} s counted after ${WARMUP_SECONDS} s warm-up`);
+  console.log(`NOTE: ${NOT_PRODUCTION}`);
+  console.log("");
+  console.log("a. over HTTP, target/release/loadgen (native, closed loop, one thread): the grantor Worker's /grantor/<name>/ vs the reference grantor");
+  console.log("mode              conns   durable object/s (p50, p99; server CPU/op)     reference/s (p50, p99; server CPU/op)          ratio   load avg");
+  for (const { mode, connections, durableObject, reference, ratio, loadAverage } of http) {
+    const cell = (f) => `${count(f.opsPerSecond).padStart(6)} (${f.p50Ms} ms, ${f.p99Ms} ms; ${us(f.serverCpuUsPerOp[0])} µs)`.padEnd(45);
+    console.log(`${mode.padEnd(16)} ${String(connections).padStart(6)}   ${cell(durableObject)}  ${cell(reference)}  ${ratio.toFixed(2).padStart(5)}x  ${loadAverage.toFixed(2).padStart(8)}`);
+  }
+  console.log("server CPU/op: the workerd process (grantor Worker + object) / the grantor process, over the counted window; generator CPU/op: " +
+    http.map((r) => `${us(r.durableObject.generatorCpuUsPerOp)}/${us(r.reference.generatorCpuUsPerOp)}`).join(", ") + " µs");
+  console.log("");
+  console.log("b. through the binding: closed loops in a Worker (bench/grant-loops.js), DurableObjectGrantor vs HttpGrantor at the reference grantor");
+  console.log("kind       in flight   durable object/s   reference/s   ratio   failed   load avg");
+  for (const { kind, concurrency, durableObject, reference, ratio, loadAverage } of binding) {
+    console.log(
+      `${(kind === "grant" ? "grants" : "renewals").padEnd(10)} ${String(concurrency).padStart(9)}   ${count(durableObject.perSecond).padStart(16)}   ${count(reference.perSecond).padStart(11)}  ` +
+        `${ratio.toFixed(2).padStart(5)}x  ${`${durableObject.failed}/${reference.failed}`.padStart(7)}   ${loadAverage.toFixed(2).padStart(8)}`,
+    );
+  }
+  for (const { kind, concurrency, ...row } of binding) {
+    for (const target of ["durableObject", "reference"]) {
+      if (Object.keys(row[target].failures).length) console.log(`${kind} x${concurrency} ${target} failures:`, JSON.stringify(row[target].failures));
+    }
+  }
+  console.log("ratio: durable object / reference; failed: durable object/reference; load avg: 1-minute, after the row");
 }

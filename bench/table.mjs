@@ -1,7 +1,7 @@
 // Every figure of BENCHMARKS.md in one table: each with its value, a baseline measured in the same
 // run, their ratio, and the target where there is one. `scripts/bench` builds what this needs and
-// runs it; `--quick` skips the slow rows (tab handoff in Chromium, work claims in three runtimes)
-// and shortens the others. A benchmark, not a test: it fails only when a measurement cannot run
+// runs it; `--quick` skips the slow rows (tab handoff in Chromium, work claims in three runtimes,
+// the edge grantors against the reference grantor) and shortens the others. A benchmark, not a test: it fails only when a measurement cannot run
 // (then it prints the rows measured so far, marked incomplete, and exits non-zero). Needs strace
 // (/usr/bin/strace, or TENURE_STRACE_BIN) for the sync-call rows.
 
@@ -367,6 +367,58 @@ if (!quick) {
   for (const runtime of ["node", "deno", "workerd"]) {
     row(`edge claims, ${runtime}, 1 worker`, `${rate(`${runtime}/1`)} items/s`, runtime === "node" ? "—" : `${rate("node/1")} items/s: Node, 1 worker`, runtime === "node" ? null : rate(`${runtime}/1`) / rate("node/1"));
     row(`edge claims, ${runtime}, 4 workers`, `${rate(`${runtime}/4`)} items/s`, `${rate(`${runtime}/1`)} items/s: 1 worker`, rate(`${runtime}/4`) / rate(`${runtime}/1`));
+  }
+}
+
+// g. The edge grantors (issue 19), each against the reference grantor in the same run with the
+// same load generator: DenoKvGrantor from Deno processes, the Durable Object grantor in workerd
+// (loadgen over HTTP, and loops in a Worker through the binding), and claims in both.
+if (!quick) {
+  const count = (n) => Math.round(n).toLocaleString("en-US");
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  log("Deno KV grantor against the reference grantor (Deno processes)");
+  const { measureDenoKv } = await import("./deno-kv.mjs");
+  for (const { kind, processes, ratio, ...pair } of await measureDenoKv()) {
+    const unit = kind === "grant" ? "grants/s" : "renewals/s";
+    row(
+      `Deno KV ${kind === "grant" ? "grants" : "renewals"} (one local KV file), ${plural(processes, "Deno process", "Deno processes")}, closed loops`,
+      `${count(pair["deno-kv"].perSecond)} ${unit}`,
+      `${count(pair.reference.perSecond)} ${unit}: the reference grantor (SQLite), the same Deno processes over HTTP`,
+      ratio,
+    );
+  }
+  log("Durable Object grantor against the reference grantor (loadgen, and loops in a Worker)");
+  const { measureDurableObject } = await import("./durable-object.mjs");
+  const objectRows = await measureDurableObject();
+  for (const { mode, connections, durableObject, reference, ratio } of objectRows.http) {
+    const unit = mode === "grantor-acquire" ? "grants/s" : "renewals/s";
+    row(
+      `Durable Object ${mode === "grantor-acquire" ? "grants" : "renewals"} over HTTP (Miniflare, local), ${plural(connections, "connection", "connections")}, loadgen`,
+      `${count(durableObject.opsPerSecond)} ${unit}`,
+      `${count(reference.opsPerSecond)} ${unit}: the reference grantor (SQLite), loadgen`,
+      ratio,
+    );
+  }
+  for (const { kind, concurrency, durableObject, reference, ratio } of objectRows.binding) {
+    const unit = kind === "grant" ? "grants/s" : "renewals/s";
+    row(
+      `Durable Object ${kind === "grant" ? "grants" : "renewals"} through the binding (Miniflare, local), ${concurrency} in flight, loops in a Worker`,
+      `${count(durableObject.perSecond)} ${unit}`,
+      `${count(reference.perSecond)} ${unit}: the reference grantor (SQLite), the same Worker over HTTP`,
+      ratio,
+    );
+  }
+  log("edge claims against the reference grantor (workerd, Deno)");
+  const { measureEdgeClaims } = await import("./edge-claims.mjs");
+  for (const { runtime, workers, edge, reference, ratio } of await measureEdgeClaims()) {
+    const grantor = runtime === "workerd" ? "Durable Object (Miniflare, local)" : "Deno KV (one local KV file)";
+    const who = runtime === "workerd" ? plural(workers, "Worker", "Workers") : plural(workers, "Deno process", "Deno processes");
+    row(
+      `claims from the ${grantor}, ${who}`,
+      `${count(edge.perSecond)} items/s`,
+      `${count(reference.perSecond)} items/s: the reference grantor (SQLite), the same ${runtime === "workerd" ? "Workers" : "processes"}`,
+      ratio,
+    );
   }
 }
 
