@@ -9,13 +9,13 @@
 //
 //   deno run --unstable-kv ... deno-kv-claims-worker.mjs <database> <settings as JSON>
 
-import { DenoKvGrantor } from "tenure/deno-kv";
+import { DenoKvGrantor, openKv } from "tenure/deno-kv";
 import { HttpGrantor } from "tenure";
 import { runWorker } from "../tests/js/fixtures/claims/worker.js";
 
 const [path, settingsText] = Deno.args;
 const { op, baseUrl, queue, items, startAtMs, ...options } = JSON.parse(settingsText);
-const kv = baseUrl === undefined ? await Deno.openKv(path) : null;
+const kv = baseUrl === undefined ? await openKv(path) : null;
 // One machine, one clock.
 const grantor = kv === null ? new HttpGrantor({ baseUrl }) : new DenoKvGrantor(kv, { clockSkewMs: 0 });
 

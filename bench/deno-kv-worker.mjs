@@ -16,8 +16,8 @@ const { kind, startAtMs, warmupMs, durationMs, concurrency, leases, baseUrl } = 
 let grantor;
 let kv = null;
 if (baseUrl === undefined) {
-  const { DenoKvGrantor } = await import("tenure/deno-kv");
-  kv = await Deno.openKv(path);
+  const { DenoKvGrantor, openKv } = await import("tenure/deno-kv");
+  kv = await openKv(path);
   // One machine, one clock.
   grantor = new DenoKvGrantor(kv, { clockSkewMs: 0 });
 } else {

@@ -173,6 +173,15 @@ async function serverKey(kv, prefix) {
 }
 
 /**
+ * `Deno.openKv(path)`, tried again for a while when it fails because the database is locked:
+ * processes that open one local file at once (starting together) take turns at SQLite's lock,
+ * and Deno reports a turn lost as "database is locked" rather than waiting for it.
+ */
+export async function openKv(path) {
+  return unlocked(() => Deno.openKv(path));
+}
+
+/**
  * A grantor on Deno KV: `new DenoKvGrantor(kv, options)` with a `Deno.Kv` (from
  * `Deno.openKv()`), for a LeaseHolder or WorkClaimer as any grantor. It speaks the tenure
  * protocol to itself, in this process (an HttpGrantor whose requests never leave it), so it does

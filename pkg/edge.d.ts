@@ -55,6 +55,12 @@ export interface DenoKvGrantorOptions {
 }
 
 /**
+ * `Deno.openKv(path)`, tried again for a while when it fails because the database is locked, as
+ * it does when several processes open one local file at once.
+ */
+export function openKv(path?: string): Promise<DenoKv>;
+
+/**
  * A grantor on Deno KV (a local database, or Deno Deploy's), for a `LeaseHolder` in Deno with
  * no grantor server: every process sharing the database (and prefix) is one grantor. It serves the tenure protocol to itself, in this process, so it does all an
  * {@link HttpGrantor} does: secrets, retries, batched renewals, `observe()`, fenced writes.

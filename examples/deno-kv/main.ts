@@ -9,7 +9,7 @@
 //
 // Without a database file (on Deno Deploy) it opens the platform's database.
 
-import { DenoKvGrantor } from "tenure/deno-kv";
+import { DenoKvGrantor, openKv } from "tenure/deno-kv";
 import { LeaseHolder } from "tenure";
 
 const path: string | undefined = Deno.args[0];
@@ -25,7 +25,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
-const kv = await Deno.openKv(path);
+// Several processes opening one local file at once take turns at its lock: openKv waits its turn.
+const kv = await openKv(path);
 // A local file is shared only by processes on this machine, which read one clock: no grant needs
 // to count as live past its recorded expiry. On Deno Deploy, grantors run on many machines: keep
 // the default, 1000 ms.

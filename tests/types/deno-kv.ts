@@ -1,6 +1,6 @@
 // Type-checks "tenure/deno-kv" as the guide uses it, in a project without Deno's types (a
 // Deno.Kv is checked against the declarations by `deno check` of examples/deno-kv).
-import { DenoKvGrantor, type DenoKv, type DenoKvGrantorOptions } from "tenure/deno-kv";
+import { DenoKvGrantor, openKv, type DenoKv, type DenoKvGrantorOptions } from "tenure/deno-kv";
 import { HttpGrantor, LeaseHolder, type Grantor } from "tenure";
 
 declare const kv: DenoKv;
@@ -26,3 +26,7 @@ new DenoKvGrantor(kv, { prefix: "tenure" });
 new DenoKvGrantor(kv, { baseUrl: "http://127.0.0.1:8040" });
 // @ts-expect-error: a Deno.Kv is required
 new DenoKvGrantor({});
+
+// openKv waits its turn at a file other processes are opening, and gives what a grantor takes.
+const opened: Promise<DenoKv> = openKv("data/leases.sqlite3");
+void opened.then((db) => new DenoKvGrantor(db, { clockSkewMs: 0 }));

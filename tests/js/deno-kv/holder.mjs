@@ -14,12 +14,12 @@
 // - inspect: read commands on stdin: {read: resource} prints the lease record as stored,
 //   {log: resource} the fenced log, {stale: resource, token} writes with a stale token.
 
-import { DenoKvGrantor } from "tenure/deno-kv";
+import { DenoKvGrantor, openKv } from "tenure/deno-kv";
 import { LeaseHolder } from "tenure";
 
 const [path, id, mode, settingsText = "{}"] = Deno.args;
 const settings = JSON.parse(settingsText);
-const kv = await Deno.openKv(path);
+const kv = await openKv(path);
 // Every process is on this machine, on one clock: no skew to allow for (see the guide).
 const grantor = new DenoKvGrantor(kv, { clockSkewMs: 0 });
 
