@@ -20,6 +20,8 @@ export interface DenoKv {
   getMany(...args: never[]): Promise<unknown>;
   atomic(): unknown;
   watch(...args: never[]): unknown;
+  /** Closes the database: what a program does with the one `openKv` gave it. */
+  close(): void;
 }
 
 /** Options of {@link DenoKvGrantor}. */
