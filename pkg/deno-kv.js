@@ -19,7 +19,6 @@ const READ_CHUNK = 10;
  * the turn as "database is locked" without retrying it; such a commit wrote nothing (SQLite rolls
  * it back), so the same commit is tried again, with its checks on the same versionstamps.
  */
-const LOCKED_RETRY_MS = 2_000;
 
 /** How often a watch re-reads its record by default: see `watchPollMs`. */
 const WATCH_POLL_MS = 250;
@@ -33,17 +32,37 @@ function isLocked(error) {
   return /database (table )?is locked/i.test(String(error?.message ?? ""));
 }
 
-/** `operation()`, tried again while it fails because the database is locked (`LOCKED_RETRY_MS`). */
+/** How many times opening the database or making its server key is tried while it is locked. */
+const LOCKED_ATTEMPTS = 200;
+
+/**
+ * `operation()`, tried again while it fails because the database is locked, at most
+ * `LOCKED_ATTEMPTS` times (about 2 s): for opening the database and making its server key,
+ * before there is a grantor to decide when to retry. A grantor's own reads and commits report a
+ * locked database to it instead (see `busy`), and it decides when to try again.
+ */
 async function unlocked(operation) {
-  const giveUpAt = performance.now() + LOCKED_RETRY_MS;
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await operation();
     } catch (error) {
-      if (!isLocked(error) || performance.now() > giveUpAt) throw error;
+      if (!isLocked(error) || attempt >= LOCKED_ATTEMPTS) throw error;
       // Random, so that processes that collided do not collide again; growing, up to 16 ms.
       await sleep(Math.random() * 2 ** Math.min(attempt, 4));
     }
+  }
+}
+
+/**
+ * `read()` that reports a locked database to the grantor as the store being busy (nothing was
+ * read), so that it decides again after its own backoff, as after a refused commit.
+ */
+async function busy(read) {
+  try {
+    return await read();
+  } catch (error) {
+    if (isLocked(error)) throw Object.assign(new Error("the database is locked", { cause: error }), { busy: true });
+    throw error;
   }
 }
 
@@ -71,7 +90,7 @@ function kvStore(kv, prefix, watchPollMs) {
       const entries = [];
       for (let i = 0; i < gets.length; i += READ_CHUNK) {
         const chunk = gets.slice(i, i + READ_CHUNK).map(([kind, name]) => keyOf(kind, name));
-        entries.push(...(await unlocked(() => kv.getMany(chunk))));
+        entries.push(...(await busy(() => kv.getMany(chunk))));
       }
       const checks = entries.map(({ key, versionstamp }) => ({ key, versionstamp }));
       const seen = new Map(gets.map(([kind, name], i) => [recordId(kind, name), entries[i].versionstamp]));
@@ -79,7 +98,7 @@ function kvStore(kv, prefix, watchPollMs) {
       for (const [kind, start, end, limit] of ranges) {
         const selector = { start: keyOf(kind, start), end: keyOf(kind, end) };
         const options = limit === undefined ? {} : { limit, batchSize: Math.min(limit, 1000) };
-        const listed = await unlocked(async () => {
+        const listed = await busy(async () => {
           const entries = [];
           for await (const entry of kv.list(selector, options)) entries.push(entry);
           return entries;
@@ -96,15 +115,19 @@ function kvStore(kv, prefix, watchPollMs) {
       };
     },
     async commit(stamps, writes) {
-      return unlocked(async () => {
-        const operation = kv.atomic();
-        for (const stamp of stamps) for (const check of stamp.checks) operation.check(check);
-        for (const [kind, name, text] of writes) {
-          if (text === undefined) operation.delete(keyOf(kind, name));
-          else operation.set(keyOf(kind, name), encoder.encode(text));
-        }
+      const operation = kv.atomic();
+      for (const stamp of stamps) for (const check of stamp.checks) operation.check(check);
+      for (const [kind, name, text] of writes) {
+        if (text === undefined) operation.delete(keyOf(kind, name));
+        else operation.set(keyOf(kind, name), encoder.encode(text));
+      }
+      try {
         return (await operation.commit()).ok;
-      });
+      } catch (error) {
+        // A commit that lost its turn at the lock wrote nothing: the grantor decides it again.
+        if (isLocked(error)) return false;
+        throw error;
+      }
     },
     changed: (kind, name, waitMs, stamps) => {
       const id = recordId(kind, name);
@@ -145,8 +168,9 @@ async function changed(kv, key, seen, waitMs, pollMs) {
     for (;;) {
       await after(pollMs);
       if (finished) return;
-      const entry = await unlocked(() => kv.get(key));
-      if (finished || entry.versionstamp !== seen) return;
+      // A read that found the database locked is no answer: the next poll reads again.
+      const entry = await kv.get(key).catch((error) => (isLocked(error) ? null : Promise.reject(error)));
+      if (finished || (entry !== null && entry.versionstamp !== seen)) return;
     }
   })();
   polled.catch(() => {}); // a failed read fails the wait below, or comes after it, unseen
@@ -209,13 +233,9 @@ export class DenoKvGrantor extends HttpGrantor {
     if (!Array.isArray(prefix)) {
       throw new LeaseError("ERR_LEASE_CONFIG", "prefix must be an array of Deno KV key parts", { field: "prefix" });
     }
-    if (!Number.isInteger(watchPollMs) || watchPollMs < 0 || watchPollMs > 2_147_483_647) {
-      throw new LeaseError("ERR_LEASE_CONFIG", "watchPollMs must be a whole number of ms from 0 to 2147483647", {
-        field: "watchPollMs",
-      });
-    }
     const settings = { clockSkewMs, minDurationMs, maxDurationMs };
-    checkOptions(settings);
+    // The grantor's checks, watchPollMs (which only this store uses) among them.
+    checkOptions({ ...settings, watchPollMs });
     // Made on first use (the server key is read, or made, in the database); a failure is not
     // kept, so the next request tries again.
     let served = null;

@@ -12,6 +12,9 @@
 //! - `commit(stamps, writes)`: `stamps` those of every read of the request, `writes` an array of
 //!   `[kind, name, text]` (`text` undefined: delete), written atomically unless something read
 //!   changed since; resolves to whether it was written;
+//! - a `read` may reject with an error whose `busy` is true (the store could not read just now,
+//!   as Deno KV when another process holds the database's lock): the request is decided again
+//!   after a pause, as after a refused commit;
 //! - `changed(kind, name, waitMs, stamps)`: resolves once that record differs from what the
 //!   reads that resolved `stamps` saw (at once if it already does), or after `waitMs`. The
 //!   stamps are passed so that a change landing between those reads and the start of the wait
@@ -158,42 +161,24 @@ impl Inner {
         })
     }
 
-    /// Decides `op` until its commit is written (or it needs none), waiting out a watch.
+    /// Decides `op` until its commit is written (or it needs none), waiting out a watch. A
+    /// commit refused because something read changed, or a store too busy to read, is decided
+    /// again after a random pause, at most [`MAX_COMMIT_TRIES`] times.
     async fn run(&self, op: Op) -> Result<Step, JsValue> {
         let watch_until = op.watch_wait().map(|wait| date_now() + millis(wait));
         let mut refused = 0;
         loop {
-            let mut reads = Reads::default();
-            let stamps = Array::new();
-            let mut pending = op.reads();
-            let mut rounds = 0;
-            let (step, now) = loop {
-                let stamp = self.read(&pending, &mut reads).await?;
-                stamps.push(&stamp);
-                let now = date_now();
-                match op.decide(&self.grantor, &reads, clock(now)) {
-                    Step::Read(more) if rounds < MAX_READ_ROUNDS => {
-                        rounds += 1;
-                        pending = more;
-                    }
-                    Step::Read(_) => {
-                        break (
-                            Step::refused(Refusal::new(
-                                ErrorCode::Internal,
-                                "the request asked for too many reads",
-                            )),
-                            now,
-                        )
-                    }
-                    step => break (step, now),
+            let Some((step, now, stamps)) = self.decide(&op).await? else {
+                refused += 1;
+                if refused >= MAX_COMMIT_TRIES {
+                    return Ok(too_busy());
                 }
+                back_off(refused).await?;
+                continue;
             };
             match step {
                 Step::Reply { writes, .. } if refused >= MAX_COMMIT_TRIES && !writes.is_empty() => {
-                    return Ok(Step::refused(Refusal::new(
-                        ErrorCode::StorageUnavailable,
-                        "the store was too busy to commit; the request had no effect",
-                    )));
+                    return Ok(too_busy());
                 }
                 Step::Reply {
                     status,
@@ -208,8 +193,7 @@ impl Inner {
                         });
                     }
                     refused += 1;
-                    let ceiling = MAX_BACKOFF_MS.min(f64::from(1u32 << refused.min(6)));
-                    sleep(js_sys::Math::random() * ceiling).await?;
+                    back_off(refused).await?;
                 }
                 Step::Wait { key, recheck, body } => {
                     let left = watch_until.map_or(0.0, |until| until - now);
@@ -223,9 +207,33 @@ impl Inner {
                     let wait = recheck.map_or(left, |r| left.min(millis(r)));
                     self.changed(&key, wait, &stamps).await?;
                 }
-                Step::Read(_) => unreachable!("the read loop answers every read"),
+                Step::Read(_) => unreachable!("decide answers every read"),
             }
         }
+    }
+
+    /// Reads what `op` asks for, round after round, and decides it: the decision, the time it
+    /// was made at, and the stamps of every read. `None` when the store was too busy to read
+    /// (its read rejected with `busy` set): nothing was read.
+    async fn decide(&self, op: &Op) -> Result<Option<(Step, f64, Array)>, JsValue> {
+        let mut reads = Reads::default();
+        let stamps = Array::new();
+        let mut pending = op.reads();
+        for _ in 0..=MAX_READ_ROUNDS {
+            let stamp = match self.read(&pending, &mut reads).await {
+                Ok(stamp) => stamp,
+                Err(error) if get(&error, "busy").is_truthy() => return Ok(None),
+                Err(error) => return Err(error),
+            };
+            stamps.push(&stamp);
+            let now = date_now();
+            match op.decide(&self.grantor, &reads, clock(now)) {
+                Step::Read(more) => pending = more,
+                step => return Ok(Some((step, now, stamps))),
+            }
+        }
+        let refusal = Refusal::new(ErrorCode::Internal, "the request asked for too many reads");
+        Ok(Some((Step::refused(refusal), date_now(), stamps)))
     }
 
     /// Reads `pending` into `reads`; resolves to the read's stamp.
@@ -351,6 +359,21 @@ fn text(value: &JsValue) -> Result<Option<String>, JsValue> {
     }
 }
 
+/// The answer to a request decided again [`MAX_COMMIT_TRIES`] times without committing.
+fn too_busy() -> Step {
+    Step::refused(Refusal::new(
+        ErrorCode::StorageUnavailable,
+        "the store was too busy to commit; the request had no effect",
+    ))
+}
+
+/// The pause before deciding a request again after its `refused`-th refusal: random, so that
+/// grantors that collided do not collide again, within a doubling ceiling.
+async fn back_off(refused: u32) -> Result<(), JsValue> {
+    let ceiling = MAX_BACKOFF_MS.min(f64::from(1u32 << refused.min(6)));
+    sleep(js_sys::Math::random() * ceiling).await
+}
+
 /// Resolves after `ms`, on the global `setTimeout`.
 async fn sleep(ms: f64) -> Result<(), JsValue> {
     let promise = Promise::new(&mut |resolve, _| {
@@ -385,6 +408,9 @@ fn settings(options: &JsValue) -> Result<(DurationLimits, u64, u32), JsValue> {
             .map(|n| n as u32)
             .ok_or_else(|| config("maxAttempts", "must be a whole number from 1 to 1000"))?,
     };
+    // A store's own setting (DenoKvGrantor's re-reads while a watch waits), checked here with
+    // the rest so that every duration option has one rule.
+    whole_ms(options, "watchPollMs", 0)?;
     Ok((limits, whole_ms(options, "clockSkewMs", 0)?, max_attempts))
 }
 
